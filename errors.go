@@ -1,0 +1,152 @@
+package translate
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+)
+
+// Kind classifies a failure. The Client decides from the Kind whether to retry the same
+// engine, fail over to another or return at once (see the Failover section of the package
+// documentation). The zero value is KindUnknown.
+type Kind uint8
+
+// Kinds.
+const (
+	KindUnknown        Kind = iota // unclassified; retried once, then failed over
+	KindInvalidInput               // the request itself is wrong; returned at once
+	KindUnsupported                // the engine does not translate this pair or option
+	KindUnauthorized               // bad or revoked credentials
+	KindQuotaExhausted             // the engine's quota for its period is spent
+	KindRateLimited                // too many requests; may carry RetryAfter
+	KindUnavailable                // 5xx, connection refused, overloaded
+	KindTimeout                    // the attempt's own timeout expired
+	KindTextTooLong                // the text exceeds what the engine takes in one call
+	KindBadOutput                  // empty, untranslated or placeholders lost
+	KindBudgetExceeded             // the daily budget does not allow the call
+	KindNoEngine                   // no engine could serve the request
+	KindCanceled                   // the caller canceled or its deadline passed
+)
+
+var kindNames = [...]string{
+	"unknown", "invalid_input", "unsupported", "unauthorized", "quota_exhausted",
+	"rate_limited", "unavailable", "timeout", "text_too_long", "bad_output",
+	"budget_exceeded", "no_engine", "canceled",
+}
+
+// String returns the kind's snake_case name, as used in metrics: "rate_limited".
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "kind(" + itoa(int(k)) + ")"
+}
+
+// Sentinels, one per Kind, for errors.Is. A *Error matches the sentinel of its Kind.
+var (
+	ErrInvalidInput   = &Error{Kind: KindInvalidInput}
+	ErrUnsupported    = &Error{Kind: KindUnsupported}
+	ErrUnauthorized   = &Error{Kind: KindUnauthorized}
+	ErrQuotaExhausted = &Error{Kind: KindQuotaExhausted}
+	ErrRateLimited    = &Error{Kind: KindRateLimited}
+	ErrUnavailable    = &Error{Kind: KindUnavailable}
+	ErrTimeout        = &Error{Kind: KindTimeout}
+	ErrTextTooLong    = &Error{Kind: KindTextTooLong}
+	ErrBadOutput      = &Error{Kind: KindBadOutput}
+	ErrBudgetExceeded = &Error{Kind: KindBudgetExceeded}
+	ErrNoEngine       = &Error{Kind: KindNoEngine}
+	// ErrClosed is returned by every call on a closed Client.
+	ErrClosed = errors.New("translate: client closed")
+)
+
+var sentinels = [...]*Error{
+	KindInvalidInput: ErrInvalidInput, KindUnsupported: ErrUnsupported,
+	KindUnauthorized: ErrUnauthorized, KindQuotaExhausted: ErrQuotaExhausted,
+	KindRateLimited: ErrRateLimited, KindUnavailable: ErrUnavailable, KindTimeout: ErrTimeout,
+	KindTextTooLong: ErrTextTooLong, KindBadOutput: ErrBadOutput,
+	KindBudgetExceeded: ErrBudgetExceeded, KindNoEngine: ErrNoEngine,
+}
+
+// Error is the error type of this package and of every engine adapter. Engines return it
+// with the Kind of the failure; the Client returns it (or wraps one) for every failed
+// request, with Attempts listing every engine it tried. It never carries a credential or the
+// customer's text. The zero value is an error of KindUnknown.
+type Error struct {
+	Kind       Kind
+	Engine     string        // the engine that failed; "" for the Client's own errors
+	StatusCode int           // the vendor's HTTP status, 0 if none
+	RetryAfter time.Duration // the vendor's Retry-After, 0 if none
+	Message    string        // vendor message, credentials removed
+	Err        error         // the underlying error, if any
+	// Attempts lists every engine call of a failed request, in order (Client errors only).
+	Attempts []Attempt
+}
+
+// Error returns "translate: <engine>: <kind>: <message>: <cause>", leaving out empty parts,
+// followed by the engines tried when Attempts is set.
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("translate: ")
+	if e.Engine != "" {
+		b.WriteString(e.Engine)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Kind.String())
+	if e.StatusCode != 0 {
+		b.WriteString(" (HTTP ")
+		b.WriteString(itoa(e.StatusCode))
+		b.WriteString(")")
+	}
+	if e.Message != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Message)
+	}
+	if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	if len(e.Attempts) > 0 {
+		b.WriteString(" [tried:")
+		for _, a := range e.Attempts {
+			b.WriteString(" ")
+			b.WriteString(a.Engine)
+			if a.Err != nil {
+				b.WriteString("=")
+				b.WriteString(KindOf(a.Err).String())
+			} else {
+				b.WriteString("=ok")
+			}
+		}
+		b.WriteString("]")
+	}
+	return b.String()
+}
+
+// Unwrap returns the underlying error.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Is reports whether target is the sentinel of e's Kind (ErrTimeout for KindTimeout, ...).
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	if !ok || int(e.Kind) >= len(sentinels) {
+		return false
+	}
+	return sentinels[e.Kind] == t && t != nil
+}
+
+// KindOf returns the Kind of err: the Kind of the first *Error in its chain, KindCanceled
+// for context.Canceled and context.DeadlineExceeded, KindUnknown otherwise (and for nil).
+func KindOf(err error) Kind {
+	if err == nil {
+		return KindUnknown
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return KindCanceled
+	}
+	return KindUnknown
+}

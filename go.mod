@@ -1,0 +1,5 @@
+module github.com/fanyi-go/translate
+
+go 1.26.0
+
+require golang.org/x/text v0.44.0 // indirect
