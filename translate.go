@@ -219,3 +219,39 @@ func itoa(n int) string {
 	}
 	return string(b[i:])
 }
+
+// Request is one text to translate. Only Text and Target are required.
+type Request struct {
+	Text          string
+	Source        string   // BCP 47 tag; "" means detect
+	Target        string   // BCP 47 tag; required
+	Scene         Scene    // SceneGeneral (default), SceneTech, SceneLegal, SceneEcommerce, SceneChat
+	Style         Style    // StyleDefault, StyleFormal, StyleCasual
+	Priority      Priority // PriorityNormal (default), PriorityHigh
+	UserID        string   // stable routing for canaries and sticky routing
+	RequestID     string   // idempotency key; generated when empty
+	Engine        string   // pin one engine by name; "" lets the router choose
+	AllowFallback bool     // with Engine set: may other engines be used if it fails
+	NoCache       bool     // neither read nor write the cache
+}
+
+// Result is a translation and how it was made.
+type Result struct {
+	Text      string
+	Engine    string        // engine that produced the text ("" only if every part came from cache)
+	Source    string        // detected or given source tag
+	Latency   time.Duration // end to end, as seen by Translate
+	Cost      float64       // credits charged for this request
+	FromCache bool
+	Degraded  bool      // served by a degradation path: stale cache or a fallback-only engine
+	RequestID string    // the request's RequestID, generated when the request had none
+	Attempts  []Attempt // every engine call, and every chosen engine skipped at call time, in order
+}
+
+// Attempt is one engine call made for a request, or one chosen engine skipped at call time
+// (rate limited or saturated), in which case Latency is 0 and Err says why.
+type Attempt struct {
+	Engine  string
+	Latency time.Duration
+	Err     error // nil for the successful attempt
+}
