@@ -1,0 +1,181 @@
+// Package httpx holds the HTTP plumbing every vendor adapter shares: a default client with
+// timeouts, sending a request with transport errors classified into translate Kinds,
+// Retry-After parsing, status-to-Kind defaults and credential redaction.
+package httpx
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fanyi-go/translate"
+)
+
+// MaxBody is the most of a response body an adapter reads.
+const MaxBody = 32 << 20
+
+// DefaultClient returns a new *http.Client with connection, TLS, header and overall timeouts.
+// It is never http.DefaultClient. The overall timeout is a backstop: the Client's per-attempt
+// context deadline is normally shorter.
+func DefaultClient() *http.Client {
+	tr := &http.Transport{
+		Proxy: http.ProxyFromEnvironment,
+		DialContext: (&net.Dialer{
+			Timeout:   5 * time.Second,
+			KeepAlive: 30 * time.Second,
+		}).DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          100,
+		MaxIdleConnsPerHost:   32,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   5 * time.Second,
+		ResponseHeaderTimeout: 60 * time.Second,
+		ExpectContinueTimeout: time.Second,
+	}
+	return &http.Client{Transport: tr, Timeout: 120 * time.Second}
+}
+
+// Response is a fully read HTTP response.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// Do sends req with hc and reads the whole body. A transport failure becomes a *translate.Error
+// for engine: KindTimeout when the attempt's deadline passed, KindCanceled when ctx was
+// canceled (wrapping ctx.Err(), so errors.Is(err, context.Canceled) holds), KindUnavailable
+// otherwise. The request URL's query (which may carry a key) and every secret are removed
+// from the error text. Any status is returned as a Response, not an error.
+func Do(hc *http.Client, engine string, req *http.Request, secrets ...string) (*Response, error) {
+	ctx := req.Context()
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, TransportError(ctx, engine, err, secrets...)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxBody))
+	if err != nil {
+		return nil, TransportError(ctx, engine, err, secrets...)
+	}
+	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: body}, nil
+}
+
+// TransportError classifies an error from sending a request or reading its body.
+func TransportError(ctx context.Context, engine string, err error, secrets ...string) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		// The URL may carry a key in its query: keep scheme, host and path only.
+		if u, perr := url.Parse(ue.URL); perr == nil {
+			u.RawQuery, u.Fragment, u.User = "", "", nil
+			ue = &url.Error{Op: ue.Op, URL: u.String(), Err: ue.Err}
+		} else {
+			ue = &url.Error{Op: ue.Op, URL: "(redacted)", Err: ue.Err}
+		}
+		err = ue
+	}
+	msg := Redact(err.Error(), secrets...)
+	if cerr := ctx.Err(); cerr != nil {
+		if errors.Is(cerr, context.DeadlineExceeded) {
+			return &translate.Error{Kind: translate.KindTimeout, Engine: engine, Message: msg, Err: cerr}
+		}
+		return &translate.Error{Kind: translate.KindCanceled, Engine: engine, Message: msg, Err: cerr}
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return &translate.Error{Kind: translate.KindTimeout, Engine: engine, Message: msg}
+	}
+	return &translate.Error{Kind: translate.KindUnavailable, Engine: engine, Message: msg}
+}
+
+// StatusKind is the default Kind for an HTTP status when the vendor documents nothing more
+// specific: 400/404/422 invalid input, 401/403 unauthorized, 408/504 timeout, 413/414 text
+// too long, 429 rate limited, 5xx unavailable.
+func StatusKind(code int) translate.Kind {
+	switch {
+	case code == 400 || code == 404 || code == 422:
+		return translate.KindInvalidInput
+	case code == 401 || code == 403:
+		return translate.KindUnauthorized
+	case code == 408 || code == 504:
+		return translate.KindTimeout
+	case code == 413 || code == 414:
+		return translate.KindTextTooLong
+	case code == 429:
+		return translate.KindRateLimited
+	case code >= 500:
+		return translate.KindUnavailable
+	}
+	return translate.KindUnknown
+}
+
+// RetryAfter parses a Retry-After header (delay-seconds or HTTP-date, relative to now).
+// It returns 0 when the header is absent or malformed.
+func RetryAfter(h http.Header, now time.Time) time.Duration {
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil {
+		if s < 0 {
+			return 0
+		}
+		return time.Duration(s * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := t.Sub(now); d > 0 {
+			return d
+		}
+	}
+	return 0
+}
+
+// Redact replaces every non-empty secret in s with "[REDACTED]".
+func Redact(s string, secrets ...string) string {
+	for _, sec := range secrets {
+		if sec != "" {
+			s = strings.ReplaceAll(s, sec, "[REDACTED]")
+		}
+	}
+	return s
+}
+
+// Error builds a *translate.Error from an HTTP response: Kind, status, Retry-After and the
+// vendor's message with secrets redacted and cut to 512 bytes.
+func Error(engine string, kind translate.Kind, resp *Response, msg string, secrets ...string) *translate.Error {
+	e := &translate.Error{Kind: kind, Engine: engine, Message: Truncate(Redact(msg, secrets...), 512)}
+	if resp != nil {
+		e.StatusCode = resp.Status
+		e.RetryAfter = RetryAfter(resp.Header, time.Now())
+	}
+	return e
+}
+
+// Truncate cuts s to at most n bytes on a rune boundary.
+func Truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8Start(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+// CountTexts checks that a vendor returned want texts; otherwise it is KindBadOutput.
+func CountTexts(engine string, got, want int) error {
+	if got != want {
+		return &translate.Error{Kind: translate.KindBadOutput, Engine: engine,
+			Message: fmt.Sprintf("vendor returned %d texts for %d", got, want)}
+	}
+	return nil
+}
