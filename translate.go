@@ -2,8 +2,26 @@ package translate
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"log/slog"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
+	"unicode/utf8"
+	"unsafe"
 
+	"golang.org/x/time/rate"
+
+	"github.com/fanyi-go/translate/internal/lang"
+	"github.com/fanyi-go/translate/internal/quota"
+
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 	"golang.org/x/text/language"
 )
 
@@ -254,4 +272,765 @@ type Attempt struct {
 	Engine  string
 	Latency time.Duration
 	Err     error // nil for the successful attempt
+}
+
+// Clock is the time source of a Client: health folds, breaker cooldowns, quota periods, the
+// daily budget, cache expiry, request de-duplication and backoff waits all read it. Request
+// and attempt deadlines are context deadlines and run on real time. Tests inject a Clock to
+// make time-dependent behaviour deterministic. Implementations must be safe for concurrent
+// use.
+type Clock interface {
+	Now() time.Time
+	// Sleep waits for d or until ctx is done, whichever comes first, and returns ctx.Err() in
+	// the latter case. It stops any timer it starts.
+	Sleep(ctx context.Context, d time.Duration) error
+}
+
+// systemClock is the real clock.
+type systemClock struct{}
+
+func (systemClock) Now() time.Time { return time.Now() }
+
+func (systemClock) Sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// RetryPolicy bounds retries and switches. Zero fields mean the default written beside them.
+type RetryPolicy struct {
+	PerEngine   int           // calls on one engine, the first included; 0 means 2; 1 disables retries
+	Backoff     time.Duration // wait before a retry on the same engine; 0 means 200ms, then x4, with jitter
+	MaxAttempts int           // engine calls per request; 0 means 3
+	MaxSwitches int           // engine switches per request; 0 means 2
+}
+
+func (p RetryPolicy) withDefaults() RetryPolicy {
+	if p.PerEngine == 0 {
+		p.PerEngine = 2
+	}
+	if p.Backoff == 0 {
+		p.Backoff = 200 * time.Millisecond
+	}
+	if p.MaxAttempts == 0 {
+		p.MaxAttempts = 3
+	}
+	if p.MaxSwitches == 0 {
+		p.MaxSwitches = 2
+	}
+	return p
+}
+
+func (p RetryPolicy) validate() error {
+	switch {
+	case p.PerEngine < 0:
+		return configError("RetryPolicy.PerEngine", "must not be negative")
+	case p.Backoff < 0:
+		return configError("RetryPolicy.Backoff", "must not be negative")
+	case p.MaxAttempts < 0:
+		return configError("RetryPolicy.MaxAttempts", "must not be negative")
+	case p.MaxSwitches < 0:
+		return configError("RetryPolicy.MaxSwitches", "must not be negative")
+	}
+	return nil
+}
+
+// Budget caps what the Client spends per UTC day. Zero fields mean the default written beside
+// them.
+type Budget struct {
+	Daily     float64 // credits per day; 0 means unlimited; never exceeded
+	EconomyAt float64 // fraction of Daily after which only free and standard engines serve; 0 means 0.8
+}
+
+// ProbePolicy configures active health probes. Zero fields mean the default written beside
+// them.
+type ProbePolicy struct {
+	Interval       time.Duration       // 0 means 30s
+	Text           string              // "" means "hello"
+	Source, Target string              // "" means en -> es
+	Expect         map[string][]string // engine name -> acceptable answers; absent means any non-empty answer
+	Failures       int                 // consecutive failed probes before maintenance; 0 means 3
+}
+
+// Option configures a Client in New.
+type Option func(*options)
+
+type engineSpec struct {
+	e Engine
+	p Profile
+}
+
+type options struct {
+	engines          []engineSpec
+	deadline         time.Duration
+	retry            RetryPolicy
+	breaker          BreakerPolicy
+	routing          RoutingPolicy
+	cacheEntries     int
+	cacheTTL         time.Duration
+	noCache          bool
+	budget           Budget
+	probes           *ProbePolicy
+	logger           *slog.Logger
+	tracerProvider   trace.TracerProvider
+	meterProvider    metric.MeterProvider
+	seed             uint64
+	clock            Clock
+	batchConcurrency int
+}
+
+func defaultOptions() options {
+	return options{
+		deadline:         8 * time.Second,
+		cacheEntries:     10000,
+		cacheTTL:         24 * time.Hour,
+		clock:            systemClock{},
+		batchConcurrency: 8,
+		seed:             uint64(time.Now().UnixNano()),
+	}
+}
+
+// WithEngine adds an engine with its routing profile. At least one is required; names must
+// be unique.
+func WithEngine(e Engine, p Profile) Option {
+	return func(o *options) { o.engines = append(o.engines, engineSpec{e, p}) }
+}
+
+// WithDeadline bounds a whole request, every retry and failover included. Default 8s. The
+// caller's context may make it shorter.
+func WithDeadline(d time.Duration) Option { return func(o *options) { o.deadline = d } }
+
+// WithRetry sets the retry policy. Default: RetryPolicy{} (2 calls per engine, 200ms backoff,
+// 3 calls and 2 switches per request).
+func WithRetry(p RetryPolicy) Option { return func(o *options) { o.retry = p } }
+
+// WithBreaker sets the circuit breaker policy. Default: BreakerPolicy{} (window 40, 20
+// calls, ratio 0.5, cooldown 10s doubling to 5m, 5 half-open calls, per engine).
+func WithBreaker(p BreakerPolicy) Option { return func(o *options) { o.breaker = p } }
+
+// WithRouting sets the routing policy. Default: RoutingPolicy{} (weights 0.40/0.25/0.20/0.15,
+// temperature 20/ln(7/3), MinHealth 0.8, no stickiness, folds every 10s).
+func WithRouting(p RoutingPolicy) Option { return func(o *options) { o.routing = p } }
+
+// WithCache sizes the in-process cache. Default 10 000 entries kept fresh for 24h; expired
+// entries are kept (until evicted) to answer when every engine fails.
+func WithCache(entries int, ttl time.Duration) Option {
+	return func(o *options) { o.cacheEntries, o.cacheTTL, o.noCache = entries, ttl, false }
+}
+
+// WithoutCache turns the cache off. Identical concurrent requests are still coalesced and a
+// repeated RequestID is still answered from its first call.
+func WithoutCache() Option { return func(o *options) { o.noCache = true } }
+
+// WithBudget sets a daily budget. Default: unlimited.
+func WithBudget(b Budget) Option { return func(o *options) { o.budget = b } }
+
+// WithProbes turns on active health probes. Default: off.
+func WithProbes(p ProbePolicy) Option { return func(o *options) { o.probes = &p } }
+
+// WithLogger sets the logger: debug per attempt, warn on breaker and pool transitions; never
+// a credential nor the customer's text. Default: no logging.
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+
+// WithTracerProvider sets the OpenTelemetry tracer provider. Default: the global one.
+func WithTracerProvider(tp trace.TracerProvider) Option {
+	return func(o *options) { o.tracerProvider = tp }
+}
+
+// WithMeterProvider sets the OpenTelemetry meter provider. Default: the global one.
+func WithMeterProvider(mp metric.MeterProvider) Option {
+	return func(o *options) { o.meterProvider = mp }
+}
+
+// WithSeed makes routing reproducible: the same seed and the same sequence of requests pick
+// the same engines. Default: seeded from the time.
+func WithSeed(seed uint64) Option { return func(o *options) { o.seed = seed } }
+
+// WithClock sets the time source (see Clock). Default: the system clock.
+func WithClock(c Clock) Option { return func(o *options) { o.clock = c } }
+
+// WithBatchConcurrency bounds how many requests of one TranslateBatch run at once. Default 8.
+func WithBatchConcurrency(n int) Option { return func(o *options) { o.batchConcurrency = n } }
+
+// configError is the error New returns for a bad option; it names the field.
+func configError(field, msg string) error {
+	return &Error{Kind: KindInvalidInput, Message: "config: " + field + " " + msg}
+}
+
+var languageUnd = language.Und
+
+// Client translates through its engines. It is safe for concurrent use; create it with New
+// and Close it when done.
+type Client struct {
+	engines   []*engine
+	byName    map[string]*engine
+	routing   RoutingPolicy
+	retry     RetryPolicy
+	deadline  time.Duration
+	clock     Clock
+	seed      uint64
+	rng       atomic.Uint64
+	idSeed    uint64
+	ids       atomic.Uint64
+	hashSeed  maphash.Seed
+	langs     *lang.Cache
+	budget    *quota.Budget
+	economyAt float64
+	cache     *cache // nil: off
+	flights   flights
+	dedup     dedup
+	nextFold  atomic.Int64
+	lastFold  atomic.Int64
+	obs       *observer
+	batchConc int
+	probes    *ProbePolicy
+
+	closed    atomic.Bool
+	closeOnce sync.Once
+	stop      chan struct{}
+	wg        sync.WaitGroup
+}
+
+// New returns a Client over the engines given with WithEngine. It returns an error naming the
+// field for a bad configuration: no engines, two engines with one name, a Profile value out
+// of range, weights outside their bounds, a breaker FailureRatio outside 0.2..0.9.
+func New(opts ...Option) (*Client, error) {
+	o := defaultOptions()
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	if len(o.engines) == 0 {
+		return nil, configError("WithEngine", "at least one engine is required")
+	}
+	if err := o.retry.validate(); err != nil {
+		return nil, err
+	}
+	if err := o.breaker.validate(); err != nil {
+		return nil, err
+	}
+	if err := o.routing.validate(); err != nil {
+		return nil, err
+	}
+	switch {
+	case o.deadline <= 0:
+		return nil, configError("WithDeadline", "must be positive")
+	case !o.noCache && (o.cacheEntries <= 0 || o.cacheTTL <= 0):
+		return nil, configError("WithCache", "entries and ttl must be positive")
+	case o.budget.Daily < 0 || math.IsNaN(o.budget.Daily):
+		return nil, configError("Budget.Daily", "must not be negative")
+	case o.budget.EconomyAt < 0 || o.budget.EconomyAt > 1:
+		return nil, configError("Budget.EconomyAt", "must be within 0..1")
+	case o.batchConcurrency <= 0:
+		return nil, configError("WithBatchConcurrency", "must be positive")
+	case o.clock == nil:
+		return nil, configError("WithClock", "must not be nil")
+	}
+	if o.probes != nil {
+		if err := o.probes.validate(); err != nil {
+			return nil, err
+		}
+	}
+	c := &Client{
+		byName:    map[string]*engine{},
+		routing:   o.routing.withDefaults(),
+		retry:     o.retry.withDefaults(),
+		deadline:  o.deadline,
+		clock:     o.clock,
+		seed:      o.seed,
+		idSeed:    mix(uint64(time.Now().UnixNano()) ^ o.seed ^ 0x5bd1e995),
+		hashSeed:  maphash.MakeSeed(),
+		langs:     lang.NewCache(),
+		budget:    quota.NewBudget(o.budget.Daily),
+		economyAt: o.budget.EconomyAt,
+		batchConc: o.batchConcurrency,
+		probes:    o.probes,
+		stop:      make(chan struct{}),
+	}
+	if c.economyAt == 0 {
+		c.economyAt = 0.8
+	}
+	if !o.noCache {
+		c.cache = newCache(o.cacheEntries, int64(o.cacheTTL))
+	}
+	start := c.clock.Now()
+	bp := o.breaker.withDefaults()
+	for i, spec := range o.engines {
+		e, err := c.newEngine(i, spec, bp, start)
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := c.byName[e.name]; dup {
+			return nil, configError(fmt.Sprintf("WithEngine[%d]", i), fmt.Sprintf("duplicate engine name %q", e.name))
+		}
+		c.byName[e.name] = e
+		c.engines = append(c.engines, e)
+	}
+	c.nextFold.Store(start.UnixNano() + int64(c.routing.HealthEvery))
+	c.lastFold.Store(start.UnixNano())
+	obs, err := newObserver(c, o)
+	if err != nil {
+		return nil, err
+	}
+	c.obs = obs
+	c.discoverLanguages()
+	c.startProbes()
+	return c, nil
+}
+
+// newEngine validates a profile, applies its defaults and builds the engine's state.
+func (c *Client) newEngine(i int, spec engineSpec, bp BreakerPolicy, start time.Time) (*engine, error) {
+	field := func(f string) string { return fmt.Sprintf("WithEngine[%d].Profile.%s", i, f) }
+	if spec.e == nil {
+		return nil, configError(fmt.Sprintf("WithEngine[%d]", i), "engine is nil")
+	}
+	name := spec.e.Name()
+	if name == "" {
+		return nil, configError(fmt.Sprintf("WithEngine[%d]", i), fmt.Sprintf("%T has an empty name", spec.e))
+	}
+	p := spec.p
+	bad := func(v float64) bool { return v < 0 || math.IsNaN(v) || math.IsInf(v, 0) }
+	switch {
+	case p.Quality < 0 || p.Quality > 100 || math.IsNaN(p.Quality):
+		return nil, configError(field("Quality"), "must be within 0..100")
+	case bad(p.CostPerMillion):
+		return nil, configError(field("CostPerMillion"), "must not be negative")
+	case p.Class > ClassPremium:
+		return nil, configError(field("Class"), "unknown cost class")
+	case p.Timeout < 0:
+		return nil, configError(field("Timeout"), "must not be negative")
+	case bad(p.RateLimit):
+		return nil, configError(field("RateLimit"), "must not be negative")
+	case p.Burst < 0:
+		return nil, configError(field("Burst"), "must not be negative")
+	case p.MaxConcurrency < 0:
+		return nil, configError(field("MaxConcurrency"), "must not be negative")
+	case p.Quota < 0:
+		return nil, configError(field("Quota"), "must not be negative")
+	case p.QuotaPeriod < 0:
+		return nil, configError(field("QuotaPeriod"), "must not be negative")
+	case p.MaxChars < 0:
+		return nil, configError(field("MaxChars"), "must not be negative")
+	case p.MaxTexts < 0:
+		return nil, configError(field("MaxTexts"), "must not be negative")
+	case p.Canary < 0 || p.Canary > 100 || math.IsNaN(p.Canary):
+		return nil, configError(field("Canary"), "must be within 0..100")
+	case bad(p.SafeRate):
+		return nil, configError(field("SafeRate"), "must not be negative")
+	}
+	for s, q := range p.SceneQuality {
+		if q < 0 || q > 100 || math.IsNaN(q) {
+			return nil, configError(field("SceneQuality["+s.String()+"]"), "must be within 0..100")
+		}
+	}
+	if p.Quality == 0 {
+		p.Quality = 80
+	}
+	if p.Timeout == 0 {
+		p.Timeout = 5 * time.Second
+	}
+	if p.QuotaPeriod == 0 {
+		p.QuotaPeriod = 24 * time.Hour
+	}
+	if p.MaxTexts == 0 {
+		p.MaxTexts = 1
+	}
+	langs, err := lang.NewSet(c.langs, p.Languages)
+	if err != nil {
+		return nil, configError(field("Languages"), err.Error())
+	}
+	e := &engine{idx: i, name: name, eng: spec.e, prof: p, langs: langs,
+		br: newBreakers(bp, c.clock.Now), q: quota.New(p.Quota, p.QuotaPeriod, start),
+		nameHash: hashString(c.hashSeed, name), cost: CostScore(p.CostPerMillion)}
+	for s := range sceneNames {
+		e.quality[s] = p.Quality
+		if q, ok := p.SceneQuality[Scene(s)]; ok {
+			e.quality[s] = q
+		}
+	}
+	if p.RateLimit > 0 {
+		burst := p.Burst
+		if burst == 0 {
+			burst = max(1, int(math.Ceil(p.RateLimit)))
+		}
+		e.limiter = rate.NewLimiter(rate.Limit(p.RateLimit), burst)
+		e.limiter.AllowN(start, 0) // anchor the limiter on the Client's clock
+	}
+	if p.MaxConcurrency > 0 {
+		e.sem = make(chan struct{}, p.MaxConcurrency)
+	}
+	v := &view{avail: 1, ewma: initialLatency, pool: PoolNormal, gate: 1}
+	c.rebuildView(e, v)
+	e.view.Store(v)
+	return e, nil
+}
+
+// discoverLanguages asks engines that list their pairs (LanguageSupporter) and have no
+// Profile.Languages which languages they take. A failing call leaves the engine open to any
+// pair.
+func (c *Client) discoverLanguages() {
+	for _, e := range c.engines {
+		ls, ok := e.eng.(LanguageSupporter)
+		if !ok || e.langs != nil {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), e.prof.Timeout)
+		pairs, err := ls.SupportedPairs(ctx)
+		cancel()
+		if err != nil || len(pairs) == 0 {
+			continue
+		}
+		tags := make([]language.Tag, 0, 2*len(pairs))
+		for _, p := range pairs {
+			tags = append(tags, p.Source, p.Target)
+		}
+		e.langs = lang.NewSetOfTags(c.langs, tags)
+	}
+}
+
+// maxTextBytes bounds one request's text.
+const maxTextBytes = 1 << 20
+
+// prepare validates and normalises a request.
+func (c *Client) prepare(req *Request, r *request) error {
+	r.Request = *req
+	switch {
+	case req.Text == "" || strings.TrimSpace(req.Text) == "":
+		return invalid("Text is empty")
+	case len(req.Text) > maxTextBytes:
+		return &Error{Kind: KindTextTooLong, Message: "Text exceeds 1 MiB"}
+	case !utf8.ValidString(req.Text):
+		return invalid("Text is not valid UTF-8")
+	case req.Target == "":
+		return invalid("Target is required")
+	case req.Scene > SceneChat:
+		return invalid("unknown Scene")
+	case req.Style > StyleCasual:
+		return invalid("unknown Style")
+	case req.Priority > PriorityHigh:
+		return invalid("unknown Priority")
+	}
+	tgt, err := c.langs.Lookup(req.Target)
+	if err != nil {
+		return invalid("Target is not a valid BCP 47 tag")
+	}
+	r.tgt = tgt
+	if req.Source != "" {
+		src, err := c.langs.Lookup(req.Source)
+		if err != nil {
+			return invalid("Source is not a valid BCP 47 tag")
+		}
+		if src.Key == tgt.Key {
+			return invalid("Source and Target are the same language")
+		}
+		r.src, r.srcID = src, src.ID
+	}
+	if req.Engine != "" {
+		e, ok := c.byName[req.Engine]
+		if !ok {
+			return invalid("unknown Engine " + strconv.Quote(req.Engine))
+		}
+		r.pinned = e
+	}
+	r.chars = runeCount(req.Text)
+	h := hashString(c.hashSeed, req.Text)
+	r.hash = mix(h ^ uint64(r.srcID)<<40 ^ uint64(tgt.ID)<<20 ^ uint64(req.Scene)<<8 ^ uint64(req.Style)<<4)
+	if r.pinned != nil {
+		r.hash = mix(r.hash ^ r.pinned.nameHash)
+	}
+	r.key = r.keyFields()
+	if req.UserID != "" {
+		r.userHash = hashString(c.hashSeed, req.UserID)
+	}
+	return nil
+}
+
+func invalid(msg string) error { return &Error{Kind: KindInvalidInput, Message: msg} }
+
+// runeCount counts code points: the standard characters quotas and costs are counted in.
+func runeCount(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return utf8.RuneCountInString(s)
+		}
+	}
+	return len(s)
+}
+
+// resultBuf is a Result allocated together with room for its first attempts and request
+// id, so a request costs one allocation for its answer.
+type resultBuf struct {
+	Result
+	att [2]Attempt
+	id  [32]byte
+}
+
+func (c *Client) newResult(reqID string) *Result {
+	b := &resultBuf{}
+	b.Attempts = b.att[:0]
+	if reqID != "" {
+		b.RequestID = reqID
+	} else {
+		n := c.ids.Add(1)
+		hi, lo := mix(c.idSeed+n), mix(c.idSeed^n*0x9e3779b97f4a7c15)
+		const hex = "0123456789abcdef"
+		for i := 0; i < 16; i++ {
+			b.id[i] = hex[(hi>>(60-4*i))&0xf]
+			b.id[16+i] = hex[(lo>>(60-4*i))&0xf]
+		}
+		b.RequestID = unsafe.String(&b.id[0], len(b.id))
+	}
+	return &b.Result
+}
+
+// Translate translates one text. It validates the request (KindInvalidInput at once for a
+// bad one), answers from the cache when it can, and otherwise routes it through the engines
+// with retries and failover inside one deadline. It never returns the source text as a
+// translation: when nothing works it returns a stale cache entry (Degraded), then tries the
+// fallback-only engines (Degraded), then returns a *Error listing every attempt. When ctx is
+// canceled it returns ctx's error.
+func (c *Client) Translate(ctx context.Context, req Request) (*Result, error) {
+	if c.closed.Load() {
+		return nil, ErrClosed
+	}
+	t0 := time.Now()
+	now := c.clock.Now().UnixNano()
+	c.maybeFold(now)
+	ctx, span := c.obs.requestStart(ctx)
+	var r request
+	if err := c.prepare(&req, &r); err != nil {
+		c.obs.requestEnd(ctx, span, nil, err, time.Since(t0))
+		return nil, err
+	}
+	res, err := c.translate(ctx, &r, now, t0)
+	c.obs.requestEnd(ctx, span, res, err, time.Since(t0))
+	return res, err
+}
+
+func (c *Client) translate(ctx context.Context, r *request, now int64, t0 time.Time) (*Result, error) {
+	var dk dedupKey
+	if r.RequestID != "" {
+		dk = dedupKey{r.RequestID, r.hash}
+		if prev := c.dedup.get(dk, now); prev != nil {
+			return c.reuse(prev, r.RequestID, t0), nil
+		}
+	}
+	useCache := c.cache != nil && !r.NoCache
+	var stale *cacheEntry
+	if useCache {
+		if e, fresh := c.cache.get(r, now); e != nil {
+			if fresh {
+				c.obs.cacheLookup(true)
+				res := c.newResult(r.RequestID)
+				res.Text, res.Source, res.FromCache = e.out, e.source, true
+				res.Latency = time.Since(t0)
+				return res, nil
+			}
+			stale = e
+		}
+		c.obs.cacheLookup(false)
+	}
+	f, lead := c.flights.join(r)
+	if !lead {
+		if err := c.flights.wait(ctx, f); err != nil {
+			return nil, err
+		}
+		if f.err == nil {
+			return c.reuse(f.res, r.RequestID, t0), nil
+		}
+		if KindOf(f.err) != KindCanceled {
+			return nil, f.err
+		}
+		// The leader's caller gave up; this caller still wants an answer.
+		f, lead = &flight{done: make(chan struct{})}, true
+	}
+	res, err := c.run(ctx, r, stale, t0)
+	c.flights.land(r, f, res, err)
+	if err != nil {
+		return nil, err
+	}
+	now = c.clock.Now().UnixNano()
+	if useCache && !res.FromCache && res.Engine != "" {
+		c.cache.put(r, res.Text, res.Source, res.Engine, now)
+	}
+	if r.RequestID != "" {
+		c.dedup.put(dk, res, now)
+	}
+	return res, nil
+}
+
+// reuse copies a shared answer (coalesced flight or repeated RequestID) for another caller:
+// same text and engine, nothing billed again.
+func (c *Client) reuse(prev *Result, reqID string, t0 time.Time) *Result {
+	res := c.newResult(reqID)
+	attempts := res.Attempts
+	*res = *prev
+	res.Attempts = append(attempts, prev.Attempts...)
+	if reqID != "" {
+		res.RequestID = reqID
+	} else {
+		res.RequestID = c.newResult("").RequestID
+	}
+	res.Cost, res.FromCache = 0, true
+	res.Latency = time.Since(t0)
+	return res
+}
+
+// run routes a request: the normal pool, then a stale cache entry, then the fallback pool.
+func (c *Client) run(ctx context.Context, r *request, stale *cacheEntry, t0 time.Time) (*Result, error) {
+	res := c.newResult(r.RequestID)
+	r.id = res.RequestID
+	st := loopState{attempts: res.Attempts, deadline: t0.Add(c.deadline)}
+	if d, ok := ctx.Deadline(); ok && d.Before(st.deadline) {
+		st.deadline = d
+	}
+	var j job
+	err := c.attemptLoop(ctx, r, &j, phaseNormal, &st, res)
+	degraded := false
+	if err != nil && ctx.Err() == nil && KindOf(err) != KindInvalidInput && (r.pinned == nil || r.AllowFallback) {
+		if stale != nil {
+			res.Text, res.Source, res.FromCache, res.Degraded = stale.out, stale.source, true, true
+			res.Attempts = st.attempts
+			res.Latency = time.Since(t0)
+			c.obs.degraded("stale_cache")
+			return res, nil
+		}
+		pinned := r.pinned
+		r.pinned = nil
+		if ferr := c.attemptLoop(ctx, r, &j, phaseFallback, &st, res); ferr == nil {
+			err, degraded = nil, true
+			c.obs.degraded("fallback_engine")
+		} else if KindOf(ferr) != KindNoEngine || st.lastErr == nil {
+			if ctx.Err() != nil {
+				err = ferr
+			}
+		}
+		r.pinned = pinned
+	}
+	res.Attempts = st.attempts
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		var ae *Error
+		if errors.As(err, &ae) {
+			ae.Attempts = st.attempts
+		}
+		return nil, err
+	}
+	text, jerr := j.text()
+	if jerr != nil {
+		return nil, &Error{Kind: KindBadOutput, Message: "stitching segments: " + jerr.Error(), Attempts: st.attempts}
+	}
+	res.Text = text
+	res.Engine = strings.Join(j.by, "+")
+	res.Cost = j.cost
+	res.Degraded = degraded
+	res.Source = r.Source
+	if r.src != nil {
+		res.Source = r.src.Tag.String()
+	} else if j.srcTag != "" {
+		res.Source = j.srcTag
+	}
+	res.Latency = time.Since(t0)
+	c.obs.cost(res.Engine, res.Cost, r.chars)
+	return res, nil
+}
+
+// BatchResult is one answer of TranslateBatch: a Result or an error.
+type BatchResult struct {
+	Result *Result
+	Err    error
+}
+
+// TranslateBatch translates every request, at most WithBatchConcurrency at a time, and
+// returns the answers in the order of reqs, each with its own error.
+func (c *Client) TranslateBatch(ctx context.Context, reqs []Request) []BatchResult {
+	out := make([]BatchResult, len(reqs))
+	if c.closed.Load() {
+		for i := range out {
+			out[i].Err = ErrClosed
+		}
+		return out
+	}
+	sem := make(chan struct{}, c.batchConc)
+	var wg sync.WaitGroup
+	for i := range reqs {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			for k := i; k < len(reqs); k++ {
+				out[k].Err = ctx.Err()
+			}
+			wg.Wait()
+			return out
+		}
+		wg.Add(1)
+		go func(i int) {
+			defer func() { <-sem; wg.Done() }()
+			out[i].Result, out[i].Err = c.Translate(ctx, reqs[i])
+		}(i)
+	}
+	wg.Wait()
+	return out
+}
+
+// EngineStatus is a snapshot of one engine's standing.
+type EngineStatus struct {
+	Name      string
+	Breaker   BreakerState // BreakerClosed, BreakerOpen, BreakerHalfOpen
+	Pool      Pool         // PoolNormal, PoolFallback, PoolMaintenance
+	Health    float64      // availability 0..1 over the recent window
+	Score     float64      // current routing score 0..100 (SceneGeneral)
+	QuotaLeft int64        // standard characters left this period; -1 when unlimited
+	// SetAside is true once the engine answered Unauthorized: it is not used again by this
+	// Client.
+	SetAside bool
+	// LatencyEWMA is the engine's recent latency as the router sees it.
+	LatencyEWMA time.Duration
+}
+
+// Engines returns a snapshot of every engine's standing, in the order they were given.
+func (c *Client) Engines() []EngineStatus {
+	now := c.clock.Now().UnixNano()
+	c.maybeFold(now)
+	out := make([]EngineStatus, len(c.engines))
+	for i, e := range c.engines {
+		v := e.view.Load()
+		pool := v.pool
+		if e.prof.FallbackOnly {
+			pool = PoolFallback
+		}
+		if e.maintenance.Load() {
+			pool = PoolMaintenance
+		}
+		left := e.q.Left(now)
+		if now < e.outUntil.Load() && left != 0 {
+			left = 0
+		}
+		out[i] = EngineStatus{Name: e.name, Breaker: e.br.worst(), Pool: pool, Health: v.avail,
+			Score: v.score[SceneGeneral], QuotaLeft: left, SetAside: e.setAside.Load(), LatencyEWMA: v.ewma}
+	}
+	return out
+}
+
+// Close stops background work (probes) and waits for it. Later calls return ErrClosed.
+// Close is idempotent and always returns nil.
+func (c *Client) Close() error {
+	c.closeOnce.Do(func() {
+		c.closed.Store(true)
+		close(c.stop)
+		c.wg.Wait()
+		c.obs.close()
+	})
+	return nil
 }

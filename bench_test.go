@@ -1,0 +1,100 @@
+package translate_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/fanyi-go/translate"
+)
+
+// noop is the cheapest possible engine: it returns a prepared result.
+type noop struct{ res *translate.EngineResult }
+
+func newNoop() *noop { return &noop{res: &translate.EngineResult{Texts: []string{"hola"}}} }
+
+func (*noop) Name() string { return "noop" }
+func (n *noop) Translate(context.Context, *translate.EngineRequest) (*translate.EngineResult, error) {
+	return n.res, nil
+}
+
+// BenchmarkFloor is a direct call of a no-op engine through the Engine interface: every
+// other benchmark is read as a multiple of it.
+func BenchmarkFloor(b *testing.B) {
+	var e translate.Engine = newNoop()
+	ctx := context.Background()
+	r := &translate.EngineRequest{Texts: []string{"hello"}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := e.Translate(ctx, r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func benchClient(b *testing.B, opts ...translate.Option) *translate.Client {
+	c, err := translate.New(append([]translate.Option{translate.WithSeed(1),
+		translate.WithEngine(newNoop(), translate.Profile{})}, opts...)...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.Close() })
+	return c
+}
+
+var benchReq = translate.Request{Text: "hello world", Source: "en", Target: "es", RequestID: ""}
+
+func BenchmarkCacheHit(b *testing.B) {
+	c := benchClient(b)
+	ctx := context.Background()
+	if _, err := c.Translate(ctx, benchReq); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.Translate(ctx, benchReq); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkMiss(b *testing.B) {
+	c := benchClient(b, translate.WithoutCache())
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.Translate(ctx, benchReq); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkCacheHitParallel(b *testing.B) {
+	c := benchClient(b)
+	ctx := context.Background()
+	if _, err := c.Translate(ctx, benchReq); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := c.Translate(ctx, benchReq); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
+func BenchmarkMissParallel(b *testing.B) {
+	c := benchClient(b, translate.WithoutCache())
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := c.Translate(ctx, benchReq); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}

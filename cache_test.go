@@ -1,0 +1,149 @@
+package translate_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fanyi-go/translate"
+	"github.com/fanyi-go/translate/engines/fake"
+)
+
+func TestCacheHitAndTTL(t *testing.T) {
+	clk := newClock()
+	a := fake.New("a")
+	c := newClient(t, translate.WithClock(clk), translate.WithCache(100, time.Hour), translate.WithEngine(a, translate.Profile{CostPerMillion: 10}))
+	first, err := c.Translate(context.Background(), req("hello"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := c.Translate(context.Background(), req("hello"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Calls() != 1 || !second.FromCache || second.Text != first.Text || second.Cost != 0 || second.Engine != "" {
+		t.Fatalf("second = %+v after %d calls, want a cache hit", second, a.Calls())
+	}
+	if second.RequestID == first.RequestID || second.RequestID == "" {
+		t.Errorf("request ids %q and %q", first.RequestID, second.RequestID)
+	}
+	// Different scene, style, target: different entries.
+	r := req("hello")
+	r.Style = translate.StyleFormal
+	if res, _ := c.Translate(context.Background(), r); res.FromCache {
+		t.Errorf("style ignored by the cache key")
+	}
+	r = req("hello")
+	r.NoCache = true
+	if res, _ := c.Translate(context.Background(), r); res.FromCache {
+		t.Errorf("NoCache read the cache")
+	}
+	clk.Advance(time.Hour)
+	if res, _ := c.Translate(context.Background(), req("hello")); res.FromCache {
+		t.Errorf("expired entry served as fresh")
+	}
+}
+
+func TestStaleEntryBeatsAnError(t *testing.T) {
+	clk := newClock()
+	a := fake.New("a")
+	c := newClient(t, translate.WithClock(clk), translate.WithCache(100, time.Minute), translate.WithEngine(a, translate.Profile{}))
+	if _, err := c.Translate(context.Background(), req("hello")); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(2 * time.Minute)
+	a.Down(translate.KindUnavailable)
+	res, err := c.Translate(context.Background(), req("hello"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.FromCache || !res.Degraded || res.Text != "[es] hello" {
+		t.Errorf("res = %+v, want the stale entry, FromCache and Degraded", res)
+	}
+	if len(res.Attempts) == 0 {
+		t.Errorf("the failed attempts are not reported")
+	}
+}
+
+func TestSameRequestIDAnsweredFromFirstCall(t *testing.T) {
+	clk := newClock()
+	a := fake.New("a")
+	c := newClient(t, translate.WithClock(clk), translate.WithEngine(a, translate.Profile{CostPerMillion: 10}))
+	r := req("hello")
+	r.RequestID = "order-42"
+	first, err := c.Translate(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(9 * time.Second)
+	second, err := c.Translate(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Calls() != 1 || second.Text != first.Text || second.Cost != 0 || second.RequestID != "order-42" {
+		t.Fatalf("second = %+v, calls %d: want the first answer, unbilled", second, a.Calls())
+	}
+	clk.Advance(time.Second)
+	if _, err := c.Translate(context.Background(), r); err != nil {
+		t.Fatal(err)
+	}
+	if a.Calls() != 2 {
+		t.Errorf("calls = %d after 10s, want 2", a.Calls())
+	}
+}
+
+func TestConcurrentIdenticalMissesShareOneCall(t *testing.T) {
+	release := make(chan struct{})
+	entered := make(chan struct{}, 16)
+	a := fake.New("a", fake.WithHook(func(ctx context.Context, _ *translate.EngineRequest) error {
+		entered <- struct{}{}
+		select {
+		case <-release:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}))
+	c := newClient(t, translate.WithClock(newClock()), translate.WithEngine(a, translate.Profile{}))
+	const n = 10
+	var wg sync.WaitGroup
+	results := make([]*translate.Result, n)
+	errs := make([]error, n)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		results[0], errs[0] = c.Translate(context.Background(), req("hello"))
+	}()
+	<-entered // the leader is in the engine
+	for i := 1; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			results[i], errs[i] = c.Translate(context.Background(), req("hello"))
+		}(i)
+	}
+	waitFor(t, func() bool { return translate.WaitingForTest(c) == n-1 })
+	close(release)
+	wg.Wait()
+	for i := range results {
+		if errs[i] != nil || results[i].Text != "[es] hello" {
+			t.Fatalf("request %d: %v %+v", i, errs[i], results[i])
+		}
+	}
+	if a.Calls() != 1 {
+		t.Errorf("engine calls = %d, want 1", a.Calls())
+	}
+}
+
+// waitFor polls cond, yielding, for at most 5s of real time.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached")
+		}
+		runtimeGosched()
+	}
+}

@@ -1,0 +1,174 @@
+// Package lang normalises BCP 47 tags and matches them against engine language lists by base
+// language and script, so that zh, zh-CN and zh-Hans land on Simplified Chinese engines and
+// zh-TW, zh-HK and zh-Hant-HK on Traditional ones.
+//
+// Parsing is cached: the Cache type turns a tag string into its normalised form without
+// allocating once the string has been seen, so it is cheap on a request's hot path.
+package lang
+
+import (
+	"errors"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/text/language"
+)
+
+// Info is a parsed, normalised tag.
+type Info struct {
+	Tag language.Tag // the tag as given, canonicalised
+	// Key is base language and script, such as "en-Latn", "zh-Hans", "zh-Hant", "sr-Cyrl":
+	// the unit engines are matched by.
+	Key string
+	// ID is Key's interned number in the Cache that produced the Info (1-based).
+	ID int
+}
+
+// ErrMalformed is returned for a tag that is not well-formed BCP 47.
+var ErrMalformed = errors.New("malformed language tag")
+
+// Parse parses and normalises tag. It returns ErrMalformed (wrapped) for a bad tag.
+func Parse(tag string) (language.Tag, string, error) {
+	t, err := language.Parse(tag)
+	if err != nil {
+		return language.Und, "", errors.Join(ErrMalformed, err)
+	}
+	if t == language.Und {
+		return language.Und, "", ErrMalformed
+	}
+	return t, KeyOf(t), nil
+}
+
+// KeyOf returns the base-and-script key of t: "zh-TW" -> "zh-Hant", "zh" -> "zh-Hans",
+// "en-US" -> "en-Latn".
+func KeyOf(t language.Tag) string {
+	b, _ := t.Base()
+	s, _ := t.Script() // the likely script when not explicit
+	return b.String() + "-" + s.String()
+}
+
+// maxCached bounds how many distinct tag strings a Cache remembers.
+const maxCached = 4096
+
+// Cache parses tags and interns their keys. It is safe for concurrent use; lookups of a
+// string already seen take no lock and allocate nothing. The zero value is not usable: call
+// NewCache.
+type Cache struct {
+	m    atomic.Pointer[map[string]*Info] // copy on write
+	mu   sync.Mutex                       // serialises writers
+	ids  map[string]int                   // key -> id, under mu
+	nids atomic.Int64
+}
+
+// NewCache returns an empty Cache.
+func NewCache() *Cache {
+	c := &Cache{ids: map[string]int{}}
+	m := map[string]*Info{}
+	c.m.Store(&m)
+	return c
+}
+
+// Lookup returns the Info for tag, parsing it on first sight.
+func (c *Cache) Lookup(tag string) (*Info, error) {
+	if in, ok := (*c.m.Load())[tag]; ok {
+		return in, nil
+	}
+	t, key, err := Parse(tag)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old := *c.m.Load()
+	if in, ok := old[tag]; ok {
+		return in, nil
+	}
+	in := &Info{Tag: t, Key: key, ID: c.internLocked(key)}
+	if len(old) >= maxCached {
+		return in, nil // too many distinct strings: parse each time rather than grow forever
+	}
+	m := make(map[string]*Info, len(old)+1)
+	for k, v := range old {
+		m[k] = v
+	}
+	m[strings.Clone(tag)] = in
+	c.m.Store(&m)
+	return in, nil
+}
+
+// ID returns the interned id of key, interning it when new.
+func (c *Cache) ID(key string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.internLocked(key)
+}
+
+func (c *Cache) internLocked(key string) int {
+	if id, ok := c.ids[key]; ok {
+		return id
+	}
+	id := len(c.ids) + 1
+	c.ids[key] = id
+	c.nids.Store(int64(id))
+	return id
+}
+
+// Set is a set of language keys by interned id. The nil *Set means "any language".
+type Set struct {
+	bits []uint64
+}
+
+// NewSet builds the set of the given tags' keys, interning them in c. It returns nil (any)
+// when tags is empty and an error naming the first malformed tag.
+func NewSet(c *Cache, tags []string) (*Set, error) {
+	if len(tags) == 0 {
+		return nil, nil
+	}
+	s := &Set{}
+	for _, tag := range tags {
+		in, err := c.Lookup(tag)
+		if err != nil {
+			return nil, errors.New("bad language tag " + quote(tag))
+		}
+		s.add(in.ID)
+	}
+	return s, nil
+}
+
+// NewSetOfTags builds a set from parsed tags.
+func NewSetOfTags(c *Cache, tags []language.Tag) *Set {
+	s := &Set{}
+	for _, t := range tags {
+		if t == language.Und {
+			continue
+		}
+		s.add(c.ID(KeyOf(t)))
+	}
+	return s
+}
+
+func (s *Set) add(id int) {
+	w := id / 64
+	for len(s.bits) <= w {
+		s.bits = append(s.bits, 0)
+	}
+	s.bits[w] |= 1 << (id % 64)
+}
+
+// Has reports whether the set holds id. A nil set holds every id; id 0 (unknown, or "detect")
+// is held by every set.
+func (s *Set) Has(id int) bool {
+	if s == nil || id == 0 {
+		return true
+	}
+	w := id / 64
+	return w < len(s.bits) && s.bits[w]&(1<<(id%64)) != 0
+}
+
+func quote(s string) string {
+	if len(s) > 40 {
+		s = s[:40] + "…"
+	}
+	return `"` + s + `"`
+}

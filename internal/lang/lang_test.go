@@ -1,0 +1,65 @@
+package lang
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestKeys(t *testing.T) {
+	cases := map[string]string{
+		"zh": "zh-Hans", "zh-CN": "zh-Hans", "zh-Hans": "zh-Hans", "zh-SG": "zh-Hans",
+		"zh-TW": "zh-Hant", "zh-Hant": "zh-Hant", "zh-Hant-HK": "zh-Hant", "zh-HK": "zh-Hant",
+		"en": "en-Latn", "en-US": "en-Latn", "EN-gb": "en-Latn", "pt-BR": "pt-Latn",
+		"sr-Latn": "sr-Latn", "sr": "sr-Cyrl", "ja": "ja-Jpan",
+	}
+	c := NewCache()
+	for in, want := range cases {
+		got, err := c.Lookup(in)
+		if err != nil {
+			t.Fatalf("Lookup(%q): %v", in, err)
+		}
+		if got.Key != want {
+			t.Errorf("Lookup(%q).Key = %q, want %q", in, got.Key, want)
+		}
+	}
+}
+
+func TestMalformed(t *testing.T) {
+	c := NewCache()
+	for _, in := range []string{"", "x", "english!", "zh_", "und"} {
+		if _, err := c.Lookup(in); !errors.Is(err, ErrMalformed) {
+			t.Errorf("Lookup(%q) err = %v, want ErrMalformed", in, err)
+		}
+	}
+}
+
+func TestSetMatchesByBaseAndScript(t *testing.T) {
+	c := NewCache()
+	s, err := NewSet(c, []string{"en", "zh-Hant"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for tag, want := range map[string]bool{"en-GB": true, "zh-TW": true, "zh-Hant-HK": true, "zh-CN": false, "zh": false, "fr": false} {
+		in, _ := c.Lookup(tag)
+		if got := s.Has(in.ID); got != want {
+			t.Errorf("Has(%s) = %v, want %v", tag, got, want)
+		}
+	}
+	var any *Set
+	if !any.Has(12345) {
+		t.Error("nil set must hold everything")
+	}
+	if _, err := NewSet(c, []string{"en", "!!"}); err == nil {
+		t.Error("NewSet accepted a malformed tag")
+	}
+}
+
+func TestLookupDoesNotAllocateWhenSeen(t *testing.T) {
+	c := NewCache()
+	if _, err := c.Lookup("zh-TW"); err != nil {
+		t.Fatal(err)
+	}
+	if n := testing.AllocsPerRun(100, func() { _, _ = c.Lookup("zh-TW") }); n != 0 {
+		t.Errorf("allocs = %v, want 0", n)
+	}
+}
