@@ -1,0 +1,438 @@
+// Package deepl is a translate.Engine for the DeepL API v2 (POST /v2/translate).
+//
+// A key ending in ":fx" is a DeepL API Free key and goes to https://api-free.deepl.com;
+// any other key goes to https://api.deepl.com. The key travels in the Authorization header
+// ("DeepL-Auth-Key <key>") and never appears in an error.
+//
+//	e, err := deepl.New(os.Getenv("DEEPL_AUTH_KEY"))
+//	if err != nil {
+//		return err
+//	}
+//	c, err := translate.New(translate.WithEngine(e, e.Profile()))
+//
+// The engine implements translate.LanguageSupporter from GET /v2/languages.
+//
+// # Languages
+//
+// Target tags map to DeepL's target codes: en and en-US to EN-US, en-GB and the other
+// non-US English tags (the en-001 family: en-AU, en-IE, en-IN, ...) to EN-GB; pt and pt-BR
+// to PT-BR, pt-PT (and pt-AO, pt-MZ, ...) to PT-PT; zh, zh-CN, zh-Hans, zh-SG to ZH-HANS,
+// zh-TW, zh-HK, zh-MO, zh-Hant to ZH-HANT; es-419 and the Latin American Spanish tags
+// (es-MX, es-AR, ...) to ES-419, other es to ES; every other language to its upper-case base
+// code. Source tags map to their base code (EN, PT, ZH, ...); language.Und omits
+// source_lang, and DeepL detects the source. The codes accepted are those DeepL lists on
+// /v2/languages (as in DeepL's mock server configuration, v1.21.0); any other tag is refused
+// with translate.KindUnsupported before a request is sent.
+//
+// # Style
+//
+// translate.StyleFormal sends formality "prefer_more" and translate.StyleCasual
+// "prefer_less", for the targets that support formality (DE, ES, ES-419, FR, IT, JA, NL,
+// PL, PT-BR, PT-PT, RU); for the others formality is omitted.
+//
+// # Errors
+//
+// DeepL's statuses map to Kinds: 400 and 404 invalid input (400 naming an unsupported
+// language: unsupported), 401 and 403 unauthorized, 413 and 414 text too long, 429 and 529
+// rate limited, 456 quota exhausted, other 5xx unavailable. Retry-After is honoured when
+// DeepL sends it.
+package deepl
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/fanyi-go/translate"
+	"github.com/fanyi-go/translate/internal/httpx"
+	"golang.org/x/text/language"
+)
+
+// Name is the default engine name.
+const Name = "deepl"
+
+// Server URLs, as DeepL's API description writes them.
+const (
+	ProURL  = "https://api.deepl.com"      // DeepL API Pro
+	FreeURL = "https://api-free.deepl.com" // DeepL API Free, for keys ending in ":fx"
+)
+
+// Limits of one /v2/translate request, from DeepL's API description.
+const (
+	// MaxTexts is the most texts one request carries.
+	MaxTexts = 50
+	// MaxRequestBytes is the most bytes one request body may have (128 KiB).
+	MaxRequestBytes = 128 << 10
+	// MaxChars is the per-text limit reported in Profile: DeepL limits the request body
+	// (128 KiB), not characters; 30 000 characters stay under it even for CJK text.
+	MaxChars = 30000
+)
+
+// Option configures an Engine.
+type Option func(*config)
+
+type config struct {
+	baseURL string
+	hc      *http.Client
+	name    string
+}
+
+// WithBaseURL sets the server URL, as DeepL's spec writes it (for example
+// "https://api.deepl.com" or a mock server's URL); "/v2/..." paths are appended. The
+// default is https://api-free.deepl.com for keys ending in ":fx", https://api.deepl.com
+// otherwise.
+func WithBaseURL(u string) Option { return func(c *config) { c.baseURL = u } }
+
+// WithHTTPClient sets the HTTP client. The default is httpx.DefaultClient(), a client with
+// connection, header and overall timeouts (never http.DefaultClient).
+func WithHTTPClient(hc *http.Client) Option { return func(c *config) { c.hc = hc } }
+
+// WithName sets the engine name, so that two DeepL engines (say, two accounts) can live in
+// one Client. The default is Name.
+func WithName(name string) Option { return func(c *config) { c.name = name } }
+
+// Engine is a DeepL translation engine. It is safe for concurrent use. Create it with New;
+// the zero value is not usable.
+type Engine struct {
+	key  string
+	base string // without trailing slash
+	hc   *http.Client
+	name string
+}
+
+var (
+	_ translate.Engine            = (*Engine)(nil)
+	_ translate.LanguageSupporter = (*Engine)(nil)
+)
+
+// New returns a DeepL engine for authKey. It returns a *translate.Error of KindInvalidInput
+// when authKey is empty, the base URL does not parse as an http(s) URL, or the name is empty.
+func New(authKey string, opts ...Option) (*Engine, error) {
+	c := config{name: Name}
+	for _, o := range opts {
+		o(&c)
+	}
+	if strings.TrimSpace(authKey) == "" {
+		return nil, invalid("auth key is empty")
+	}
+	if c.name == "" {
+		return nil, invalid("engine name is empty")
+	}
+	if c.baseURL == "" {
+		c.baseURL = ProURL
+		if strings.HasSuffix(authKey, ":fx") {
+			c.baseURL = FreeURL
+		}
+	}
+	u, err := url.Parse(c.baseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, invalid(fmt.Sprintf("base URL %q is not an http(s) URL", c.baseURL))
+	}
+	if c.hc == nil {
+		c.hc = httpx.DefaultClient()
+	}
+	return &Engine{key: authKey, base: strings.TrimRight(c.baseURL, "/"), hc: c.hc, name: c.name}, nil
+}
+
+func invalid(msg string) *translate.Error {
+	return &translate.Error{Kind: translate.KindInvalidInput, Engine: Name, Message: "deepl: " + msg}
+}
+
+// Name returns the engine's name (Name unless WithName was given).
+func (e *Engine) Name() string { return e.name }
+
+// Profile returns DeepL API Pro's published limits and list price: standard class, 25
+// credits (USD) per million characters, 50 texts per call, 30 000 characters per text (see
+// MaxChars), a 10s attempt timeout. Quality 88 is our own estimate from public offline
+// evaluations, where DeepL ranks at or near the top of non-LLM engines for European pairs.
+func (e *Engine) Profile() translate.Profile {
+	return translate.Profile{
+		Quality:        88,
+		Class:          translate.ClassStandard,
+		CostPerMillion: 25,
+		Timeout:        10 * time.Second,
+		MaxChars:       MaxChars,
+		MaxTexts:       MaxTexts,
+	}
+}
+
+// translateBody is the JSON body of POST /v2/translate.
+type translateBody struct {
+	Text                 []string `json:"text"`
+	TargetLang           string   `json:"target_lang"`
+	SourceLang           string   `json:"source_lang,omitempty"`
+	Formality            string   `json:"formality,omitempty"`
+	ShowBilledCharacters bool     `json:"show_billed_characters,omitempty"`
+}
+
+type translateResponse struct {
+	Translations []struct {
+		DetectedSourceLanguage string `json:"detected_source_language"`
+		Text                   string `json:"text"`
+		BilledCharacters       int64  `json:"billed_characters"`
+	} `json:"translations"`
+}
+
+// Translate translates req.Texts with one POST /v2/translate per batch of at most 50 texts
+// and 128 KiB of body. Empty texts are not sent and come back empty. Safe for concurrent use.
+func (e *Engine) Translate(ctx context.Context, req *translate.EngineRequest) (*translate.EngineResult, error) {
+	if req == nil {
+		return nil, e.errorf(translate.KindInvalidInput, "nil request")
+	}
+	tgt, err := e.targetCode(req.Target)
+	if err != nil {
+		return nil, err
+	}
+	src, err := e.sourceCode(req.Source)
+	if err != nil {
+		return nil, err
+	}
+	proto := translateBody{TargetLang: tgt, SourceLang: src, ShowBilledCharacters: true}
+	switch req.Style {
+	case translate.StyleFormal:
+		if supportsFormality(tgt) {
+			proto.Formality = "prefer_more"
+		}
+	case translate.StyleCasual:
+		if supportsFormality(tgt) {
+			proto.Formality = "prefer_less"
+		}
+	}
+	batches, err := e.batches(proto, req.Texts)
+	if err != nil {
+		return nil, err
+	}
+	res := &translate.EngineResult{Texts: make([]string, len(req.Texts))}
+	for _, idx := range batches {
+		body := proto
+		body.Text = make([]string, len(idx))
+		for i, j := range idx {
+			body.Text[i] = req.Texts[j]
+		}
+		tr, err := e.send(ctx, &body)
+		if err != nil {
+			return nil, err
+		}
+		for i, t := range tr.Translations {
+			res.Texts[idx[i]] = t.Text
+			res.BilledChars += t.BilledCharacters
+			if res.Source == language.Und && t.DetectedSourceLanguage != "" {
+				res.Source = parseCode(t.DetectedSourceLanguage)
+			}
+		}
+	}
+	return res, nil
+}
+
+// batches splits the indexes of the non-empty texts into requests of at most MaxTexts texts
+// and MaxRequestBytes of JSON body.
+func (e *Engine) batches(proto translateBody, texts []string) ([][]int, error) {
+	empty := proto
+	empty.Text = []string{}
+	overhead := len(encode(&empty))
+	var (
+		out  [][]int
+		cur  []int
+		size = overhead
+	)
+	for i, t := range texts {
+		if t == "" {
+			continue
+		}
+		n := len(encode(t))
+		if overhead+n > MaxRequestBytes {
+			return nil, e.errorf(translate.KindTextTooLong,
+				"text %d is %d bytes as JSON; DeepL takes at most %d bytes per request", i, n, MaxRequestBytes)
+		}
+		add := n
+		if len(cur) > 0 {
+			add++ // the comma before it
+		}
+		if len(cur) == MaxTexts || size+add > MaxRequestBytes {
+			out = append(out, cur)
+			cur, size, add = nil, overhead, n
+		}
+		cur = append(cur, i)
+		size += add
+	}
+	if len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out, nil
+}
+
+// encode is json.Marshal without HTML escaping, so that sizes match what is sent.
+func encode(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // strings and translateBody always encode
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+// send makes one /v2/translate request.
+func (e *Engine) send(ctx context.Context, body *translateBody) (*translateResponse, error) {
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, e.base+"/v2/translate", bytes.NewReader(encode(body)))
+	if err != nil {
+		return nil, e.errorf(translate.KindInvalidInput, "building request: %v", err)
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	resp, err := e.do(hreq)
+	if err != nil {
+		return nil, err
+	}
+	var tr translateResponse
+	if err := json.Unmarshal(resp.Body, &tr); err != nil {
+		return nil, httpx.Error(e.name, translate.KindBadOutput, resp, "decoding response: "+err.Error(), e.key)
+	}
+	if err := httpx.CountTexts(e.name, len(tr.Translations), len(body.Text)); err != nil {
+		return nil, err
+	}
+	return &tr, nil
+}
+
+// do sends an authorized request and turns a non-2xx answer into a *translate.Error.
+func (e *Engine) do(hreq *http.Request) (*httpx.Response, error) {
+	hreq.Header.Set("Authorization", "DeepL-Auth-Key "+e.key)
+	hreq.Header.Set("Accept", "application/json")
+	hreq.Header.Set("User-Agent", "fanyi-go-translate/deepl")
+	resp, err := httpx.Do(e.hc, e.name, hreq, e.key)
+	if err != nil {
+		return nil, err
+	}
+	if resp.Status/100 != 2 {
+		msg := errorMessage(resp)
+		return nil, httpx.Error(e.name, statusKind(resp.Status, msg), resp, msg, e.key)
+	}
+	return resp, nil
+}
+
+// errorMessage extracts DeepL's {"message", "detail"} error, or the raw body.
+func errorMessage(resp *httpx.Response) string {
+	var eb struct {
+		Message string `json:"message"`
+		Detail  string `json:"detail"`
+	}
+	if json.Unmarshal(resp.Body, &eb) == nil && eb.Message != "" {
+		if eb.Detail != "" {
+			return eb.Message + ": " + eb.Detail
+		}
+		return eb.Message
+	}
+	if s := strings.TrimSpace(string(resp.Body)); s != "" {
+		return s
+	}
+	return http.StatusText(resp.Status)
+}
+
+// statusKind maps DeepL's documented statuses to Kinds.
+func statusKind(status int, msg string) translate.Kind {
+	switch status {
+	case http.StatusBadRequest:
+		m := strings.ToLower(msg)
+		if strings.Contains(m, "not supported") && strings.Contains(m, "lang") {
+			return translate.KindUnsupported
+		}
+		return translate.KindInvalidInput
+	case http.StatusNotFound:
+		return translate.KindInvalidInput
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return translate.KindUnauthorized
+	case http.StatusRequestEntityTooLarge, http.StatusRequestURITooLong:
+		return translate.KindTextTooLong
+	case http.StatusTooManyRequests, 529: // 529: "too many requests", DeepL is overloaded
+		return translate.KindRateLimited
+	case 456: // quota exceeded: the character limit has been reached
+		return translate.KindQuotaExhausted
+	}
+	if status >= 500 {
+		return translate.KindUnavailable // 500 internal error, 503/504 "currently unavailable"
+	}
+	return httpx.StatusKind(status)
+}
+
+func (e *Engine) errorf(kind translate.Kind, format string, args ...any) *translate.Error {
+	return &translate.Error{Kind: kind, Engine: e.name, Message: httpx.Redact(fmt.Sprintf(format, args...), e.key)}
+}
+
+type language2 struct {
+	Language          string `json:"language"`
+	Name              string `json:"name"`
+	SupportsFormality bool   `json:"supports_formality"`
+}
+
+// SupportedPairs lists DeepL's pairs from GET /v2/languages?type=source and ?type=target:
+// every source to every target of another language, and language.Und (detect) to every
+// target. Codes this adapter cannot send are left out, so every listed pair is one Translate
+// accepts. Safe for concurrent use.
+func (e *Engine) SupportedPairs(ctx context.Context) ([]translate.LanguagePair, error) {
+	srcs, err := e.languages(ctx, "source")
+	if err != nil {
+		return nil, err
+	}
+	tgts, err := e.languages(ctx, "target")
+	if err != nil {
+		return nil, err
+	}
+	var sources, targets []language.Tag
+	seen := map[language.Tag]bool{}
+	for _, l := range srcs {
+		t := parseCode(l.Language)
+		if code, err := e.sourceCode(t); err != nil || code == "" || seen[t] {
+			continue
+		}
+		seen[t] = true
+		sources = append(sources, t)
+	}
+	clear(seen)
+	addTarget := func(t language.Tag) {
+		if _, err := e.targetCode(t); err != nil || seen[t] {
+			return
+		}
+		seen[t] = true
+		targets = append(targets, t)
+	}
+	for _, l := range tgts {
+		t := parseCode(l.Language)
+		addTarget(t)
+		// EN-US, PT-BR, ZH-HANS: the bare base (en, pt, zh) is a target too.
+		if t != language.Und {
+			b, _ := t.Base()
+			addTarget(language.Make(b.String()))
+		}
+	}
+	pairs := make([]translate.LanguagePair, 0, (len(sources)+1)*len(targets))
+	for _, tg := range targets {
+		pairs = append(pairs, translate.LanguagePair{Source: language.Und, Target: tg})
+	}
+	for _, s := range sources {
+		sb, _ := s.Base()
+		for _, tg := range targets {
+			if tb, _ := tg.Base(); tb != sb {
+				pairs = append(pairs, translate.LanguagePair{Source: s, Target: tg})
+			}
+		}
+	}
+	return pairs, nil
+}
+
+func (e *Engine) languages(ctx context.Context, typ string) ([]language2, error) {
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, e.base+"/v2/languages?type="+typ, nil)
+	if err != nil {
+		return nil, e.errorf(translate.KindInvalidInput, "building request: %v", err)
+	}
+	resp, err := e.do(hreq)
+	if err != nil {
+		return nil, err
+	}
+	var ls []language2
+	if err := json.Unmarshal(resp.Body, &ls); err != nil {
+		return nil, httpx.Error(e.name, translate.KindBadOutput, resp, "decoding languages: "+err.Error(), e.key)
+	}
+	return ls, nil
+}

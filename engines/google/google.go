@@ -1,0 +1,388 @@
+package google
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/fanyi-go/translate"
+	"github.com/fanyi-go/translate/internal/httpx"
+	"golang.org/x/text/language"
+)
+
+// Name is the default engine name of an Engine made by New (Basic, v2).
+const Name = "google"
+
+// NameV3 is the default engine name of an Engine made by NewV3 (Advanced, v3), so that both
+// editions can serve one Client without WithName.
+const NameV3 = "google-v3"
+
+// DefaultBaseURL is the server both editions talk to: the discovery document's rootUrl
+// (v2) and the service's REST host (v3), without the trailing slash.
+const DefaultBaseURL = "https://translation.googleapis.com"
+
+// Vendor limits.
+const (
+	// v2MaxTexts is the most q values one v2 request takes.
+	v2MaxTexts = 128
+	// v3MaxTexts is the most contents one v3 request takes (the proto: "The max length of
+	// this field is 1024").
+	v3MaxTexts = 1024
+	// maxCodepoints is Google's recommended maximum of code points per request (both
+	// editions); a request is split so that it stays under it.
+	maxCodepoints = 30000
+)
+
+// Option configures an Engine made by New or NewV3.
+type Option func(*config)
+
+type config struct {
+	baseURL  string
+	hc       *http.Client
+	name     string
+	location string
+}
+
+func defaultConfig(name string) config {
+	return config{baseURL: DefaultBaseURL, name: name, location: "global"}
+}
+
+// WithBaseURL replaces the server URL (default DefaultBaseURL, "https://translation.googleapis.com");
+// the adapter appends the documented paths ("/language/translate/v2" for v2, "/v3/projects/..."
+// for v3). A trailing slash is tolerated.
+func WithBaseURL(u string) Option { return func(c *config) { c.baseURL = u } }
+
+// WithHTTPClient sets the HTTP client (default: a new httpx.DefaultClient, never
+// http.DefaultClient). A nil client means the default.
+func WithHTTPClient(hc *http.Client) Option { return func(c *config) { c.hc = hc } }
+
+// WithName sets the engine name (default Name for New, NameV3 for NewV3), so that two
+// instances can serve one Client.
+func WithName(name string) Option { return func(c *config) { c.name = name } }
+
+// WithLocation sets the v3 location, the {location} of
+// projects/{project}/locations/{location} (default "global"). Regional locations such as
+// "us-central1" are needed for AutoML models and glossaries. New (v2) ignores it.
+func WithLocation(location string) Option { return func(c *config) { c.location = location } }
+
+// Engine is a Google Cloud Translation engine, v2 or v3 depending on its constructor. It is
+// safe for concurrent use. The zero value is not usable: make one with New or NewV3.
+type Engine struct {
+	name string
+	hc   *http.Client
+	base string // without trailing slash
+	v3   bool
+
+	apiKey string // v2
+
+	parent string                                // v3: "projects/{project}/locations/{location}", path-escaped
+	token  func(context.Context) (string, error) // v3
+}
+
+// New returns a Cloud Translation Basic (v2) engine authenticated with apiKey, which it
+// sends in the X-Goog-Api-Key header, never in a URL. It returns a *translate.Error of
+// KindInvalidInput when apiKey is empty or an option is invalid.
+func New(apiKey string, opts ...Option) (*Engine, error) {
+	if apiKey == "" {
+		return nil, invalidArg("google: apiKey is empty")
+	}
+	e, _, err := newEngine(Name, opts)
+	if err != nil {
+		return nil, err
+	}
+	e.apiKey = apiKey
+	return e, nil
+}
+
+// NewV3 returns a Cloud Translation Advanced (v3) engine for projectID. token is called
+// before every request and returns an OAuth 2.0 access token sent as "Authorization: Bearer";
+// it must be safe for concurrent use and should cache tokens (an oauth2.TokenSource does).
+// It returns a *translate.Error of KindInvalidInput when projectID is empty, token is nil or
+// an option is invalid.
+func NewV3(projectID string, token func(context.Context) (string, error), opts ...Option) (*Engine, error) {
+	if projectID == "" {
+		return nil, invalidArg("google: projectID is empty")
+	}
+	if token == nil {
+		return nil, invalidArg("google: token func is nil")
+	}
+	e, c, err := newEngine(NameV3, opts)
+	if err != nil {
+		return nil, err
+	}
+	if c.location == "" {
+		return nil, invalidArg("google: location is empty")
+	}
+	e.v3 = true
+	e.parent = "projects/" + url.PathEscape(projectID) + "/locations/" + url.PathEscape(c.location)
+	e.token = token
+	return e, nil
+}
+
+func newEngine(name string, opts []Option) (*Engine, config, error) {
+	c := defaultConfig(name)
+	for _, o := range opts {
+		o(&c)
+	}
+	if c.name == "" {
+		return nil, c, invalidArg("google: name is empty")
+	}
+	base, err := parseBaseURL(c.baseURL)
+	if err != nil {
+		return nil, c, err
+	}
+	hc := c.hc
+	if hc == nil {
+		hc = httpx.DefaultClient()
+	}
+	return &Engine{name: c.name, hc: hc, base: base}, c, nil
+}
+
+func parseBaseURL(s string) (string, error) {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+		u.RawQuery != "" || u.Fragment != "" {
+		return "", invalidArg("google: base URL is not an absolute http(s) URL without query")
+	}
+	return strings.TrimRight(u.String(), "/"), nil
+}
+
+func invalidArg(msg string) error {
+	return &translate.Error{Kind: translate.KindInvalidInput, Message: msg}
+}
+
+// Name returns the engine's name: Name, NameV3 or the one set by WithName.
+func (e *Engine) Name() string { return e.name }
+
+// Profile returns the engine's published limits and list price: standard class, 20 USD per
+// million characters, at most 128 texts and 30 000 code points (Google's recommended
+// maximum) per call, a 10s timeout, and Quality 85, an estimate from public WMT-style
+// comparisons of general-domain NMT output (slightly above Microsoft, below DeepL).
+func (e *Engine) Profile() translate.Profile {
+	return translate.Profile{
+		Quality:        85,
+		Class:          translate.ClassStandard,
+		CostPerMillion: 20,
+		Timeout:        10 * time.Second,
+		MaxChars:       maxCodepoints,
+		MaxTexts:       v2MaxTexts,
+	}
+}
+
+// batch is one vendor request's worth of texts: their codes and their slots in req.Texts.
+type batch struct {
+	texts []string
+	slots []int
+}
+
+// Translate translates req.Texts, splitting them into as many vendor requests as the
+// edition's limits need (128 texts for v2, 1024 for v3, 30 000 code points for both). Empty
+// texts are not sent and come back empty. It is safe for concurrent use.
+func (e *Engine) Translate(ctx context.Context, req *translate.EngineRequest) (*translate.EngineResult, error) {
+	if req == nil {
+		return nil, e.errorf(translate.KindInvalidInput, "nil request")
+	}
+	tgt, err := e.code(req.Target, "target")
+	if err != nil {
+		return nil, err
+	}
+	src := ""
+	if req.Source != language.Und {
+		if src, err = e.code(req.Source, "source"); err != nil {
+			return nil, err
+		}
+	}
+	maxTexts := v2MaxTexts
+	if e.v3 {
+		maxTexts = v3MaxTexts
+	}
+	res := &translate.EngineResult{Texts: make([]string, len(req.Texts))}
+	for _, b := range split(req.Texts, maxTexts, maxCodepoints) {
+		var (
+			out      []string
+			detected string
+		)
+		if e.v3 {
+			out, detected, err = e.translateV3(ctx, b.texts, src, tgt)
+		} else {
+			out, detected, err = e.translateV2(ctx, b.texts, src, tgt)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := httpx.CountTexts(e.name, len(out), len(b.texts)); err != nil {
+			return nil, err
+		}
+		for i, s := range b.slots {
+			res.Texts[s] = out[i]
+		}
+		if res.Source == language.Und && detected != "" {
+			if t, perr := language.Parse(detected); perr == nil {
+				res.Source = t
+			}
+		}
+	}
+	if res.Source == language.Und {
+		res.Source = req.Source
+	}
+	return res, nil
+}
+
+// split groups the non-empty texts into batches of at most maxTexts texts and maxChars code
+// points (a longer text goes alone).
+func split(texts []string, maxTexts, maxChars int) []batch {
+	var (
+		out   []batch
+		cur   batch
+		chars int
+	)
+	for i, t := range texts {
+		if t == "" {
+			continue
+		}
+		n := utf8.RuneCountInString(t)
+		if len(cur.texts) > 0 && (len(cur.texts) == maxTexts || chars+n > maxChars) {
+			out = append(out, cur)
+			cur, chars = batch{}, 0
+		}
+		cur.texts = append(cur.texts, t)
+		cur.slots = append(cur.slots, i)
+		chars += n
+	}
+	if len(cur.texts) > 0 {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// SupportedPairs lists the pairs Google translates: every listed source to every listed
+// target, and language.Und (detect) to every target. v2 asks GET
+// /language/translate/v2/languages, v3 GET /v3/{parent}/supportedLanguages. It is safe for
+// concurrent use.
+func (e *Engine) SupportedPairs(ctx context.Context) ([]translate.LanguagePair, error) {
+	var (
+		sources, targets []string
+		err              error
+	)
+	if e.v3 {
+		sources, targets, err = e.languagesV3(ctx)
+	} else {
+		sources, targets, err = e.languagesV2(ctx)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return pairs(sources, targets), nil
+}
+
+// pairs builds every source -> target pair (source != target) and Und -> target.
+func pairs(sources, targets []string) []translate.LanguagePair {
+	tags := func(codes []string) []language.Tag {
+		seen := make(map[language.Tag]bool, len(codes))
+		var out []language.Tag
+		for _, c := range codes {
+			t, err := language.Parse(c)
+			if err != nil || t == language.Und || seen[t] {
+				continue
+			}
+			seen[t] = true
+			out = append(out, t)
+		}
+		return out
+	}
+	src, tgt := tags(sources), tags(targets)
+	out := make([]translate.LanguagePair, 0, len(tgt)*(len(src)+1))
+	for _, t := range tgt {
+		out = append(out, translate.LanguagePair{Source: language.Und, Target: t})
+		for _, s := range src {
+			if s != t {
+				out = append(out, translate.LanguagePair{Source: s, Target: t})
+			}
+		}
+	}
+	return out
+}
+
+// do sends one request and returns its response when the status is 2xx, or the vendor's
+// error classified. body may be nil (GET).
+func (e *Engine) do(ctx context.Context, method, u string, body any) (*httpx.Response, error) {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, e.errorf(translate.KindInvalidInput, "encode request: "+err.Error())
+		}
+		rd = bytes.NewReader(b)
+	}
+	hreq, err := http.NewRequestWithContext(ctx, method, u, rd)
+	if err != nil {
+		return nil, e.errorf(translate.KindInvalidInput, "build request: "+err.Error())
+	}
+	hreq.Header.Set("Accept", "application/json")
+	if rd != nil {
+		hreq.Header.Set("Content-Type", "application/json; charset=utf-8")
+	}
+	secrets := []string{e.apiKey}
+	if e.v3 {
+		tok, err := e.token(ctx)
+		if err != nil {
+			return nil, e.tokenError(ctx, err)
+		}
+		if tok == "" {
+			return nil, e.errorf(translate.KindUnauthorized, "token func returned an empty access token")
+		}
+		hreq.Header.Set("Authorization", "Bearer "+tok)
+		secrets = append(secrets, tok)
+	} else {
+		hreq.Header.Set("X-Goog-Api-Key", e.apiKey)
+	}
+	resp, err := httpx.Do(e.hc, e.name, hreq, secrets...)
+	if err != nil {
+		return nil, err
+	}
+	if resp.Status < 200 || resp.Status > 299 {
+		return nil, classify(e.name, resp, secrets...)
+	}
+	return resp, nil
+}
+
+// tokenError turns a failure of the token func into KindUnauthorized, or into the context's
+// own error when ctx is done. Its text is kept (it helps to tell a revoked credential from a
+// network failure) with any URL query removed, as it may come from an OAuth exchange.
+func (e *Engine) tokenError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return httpx.TransportError(ctx, e.name, err)
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		if u, perr := url.Parse(ue.URL); perr == nil {
+			u.RawQuery, u.Fragment, u.User = "", "", nil
+			err = &url.Error{Op: ue.Op, URL: u.String(), Err: ue.Err}
+		} else {
+			err = &url.Error{Op: ue.Op, URL: "(redacted)", Err: ue.Err}
+		}
+	}
+	return &translate.Error{Kind: translate.KindUnauthorized, Engine: e.name,
+		Message: "access token: " + httpx.Truncate(err.Error(), 512)}
+}
+
+// decode unmarshals a 2xx response body; a body that is not the documented JSON is
+// KindBadOutput.
+func (e *Engine) decode(resp *httpx.Response, v any) error {
+	if err := json.Unmarshal(resp.Body, v); err != nil {
+		return &translate.Error{Kind: translate.KindBadOutput, Engine: e.name, StatusCode: resp.Status,
+			Message: "decode response: " + err.Error()}
+	}
+	return nil
+}
+
+func (e *Engine) errorf(k translate.Kind, msg string) error {
+	return &translate.Error{Kind: k, Engine: e.name, Message: msg}
+}

@@ -1,0 +1,351 @@
+package microsoft
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/fanyi-go/translate"
+	"github.com/fanyi-go/translate/internal/httpx"
+	"golang.org/x/text/language"
+)
+
+// Name is the default engine name.
+const Name = "microsoft"
+
+// DefaultBaseURL is the global Translator endpoint, as the spec's Endpoint parameter names
+// it (protocol and host name).
+const DefaultBaseURL = "https://api.cognitive.microsofttranslator.com"
+
+// apiVersion is the mandatory api-version query parameter.
+const apiVersion = "3.0"
+
+// Vendor limits per request.
+const (
+	maxTexts = 1000  // elements of the body array
+	maxChars = 50000 // characters of all elements together (times the targets; we send one)
+	// profileTexts is the batch Profile advertises: large enough to batch, small enough
+	// that one slow call does not hold many segments.
+	profileTexts = 100
+)
+
+// Option configures an Engine made by New.
+type Option func(*config)
+
+type config struct {
+	baseURL string
+	hc      *http.Client
+	name    string
+}
+
+func defaultConfig() config { return config{baseURL: DefaultBaseURL, name: Name} }
+
+// WithBaseURL replaces the endpoint (default DefaultBaseURL,
+// "https://api.cognitive.microsofttranslator.com"), for example a regional endpoint such as
+// "https://api-eur.cognitive.microsofttranslator.com"; the adapter appends "/translate" and
+// "/languages". A trailing slash is tolerated.
+func WithBaseURL(u string) Option { return func(c *config) { c.baseURL = u } }
+
+// WithHTTPClient sets the HTTP client (default: a new httpx.DefaultClient, never
+// http.DefaultClient). A nil client means the default.
+func WithHTTPClient(hc *http.Client) Option { return func(c *config) { c.hc = hc } }
+
+// WithName sets the engine name (default Name), so that two instances can serve one Client.
+func WithName(name string) Option { return func(c *config) { c.name = name } }
+
+// Engine is a Microsoft Translator engine. It is safe for concurrent use. The zero value is
+// not usable: make one with New.
+type Engine struct {
+	name   string
+	hc     *http.Client
+	base   string // without trailing slash
+	key    string
+	region string
+}
+
+// New returns a Translator engine authenticated with key, sent in Ocp-Apim-Subscription-Key.
+// region is the Azure region of the resource (Ocp-Apim-Subscription-Region), required for
+// regional and multi-service resources and empty for a global Translator resource. It
+// returns a *translate.Error of KindInvalidInput when key is empty or an option is invalid.
+func New(key, region string, opts ...Option) (*Engine, error) {
+	if key == "" {
+		return nil, invalidArg("microsoft: key is empty")
+	}
+	c := defaultConfig()
+	for _, o := range opts {
+		o(&c)
+	}
+	if c.name == "" {
+		return nil, invalidArg("microsoft: name is empty")
+	}
+	u, err := url.Parse(c.baseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+		u.RawQuery != "" || u.Fragment != "" {
+		return nil, invalidArg("microsoft: base URL is not an absolute http(s) URL without query")
+	}
+	hc := c.hc
+	if hc == nil {
+		hc = httpx.DefaultClient()
+	}
+	return &Engine{name: c.name, hc: hc, base: strings.TrimRight(u.String(), "/"), key: key, region: region}, nil
+}
+
+func invalidArg(msg string) error {
+	return &translate.Error{Kind: translate.KindInvalidInput, Message: msg}
+}
+
+// Name returns the engine's name: Name or the one set by WithName.
+func (e *Engine) Name() string { return e.name }
+
+// Profile returns the engine's limits and list price: standard class, 10 USD per million
+// characters (S1 pay-as-you-go), 100 texts and 50 000 characters per call, a 10s timeout,
+// and Quality 84, an estimate from public comparisons of general-domain NMT output (close
+// to Google, below DeepL).
+func (e *Engine) Profile() translate.Profile {
+	return translate.Profile{
+		Quality:        84,
+		Class:          translate.ClassStandard,
+		CostPerMillion: 10,
+		Timeout:        10 * time.Second,
+		MaxChars:       maxChars,
+		MaxTexts:       profileTexts,
+	}
+}
+
+// batch is one vendor request's worth of texts and their slots in req.Texts.
+type batch struct {
+	texts []string
+	slots []int
+}
+
+// split groups the non-empty texts into batches of at most maxTexts texts and maxChars
+// characters. It reports the slot of a text longer than maxChars on its own, or -1.
+func split(texts []string, maxTexts, maxChars int) (out []batch, tooLong int) {
+	var (
+		cur   batch
+		chars int
+	)
+	for i, t := range texts {
+		if t == "" {
+			continue
+		}
+		n := utf8.RuneCountInString(t)
+		if n > maxChars {
+			return nil, i
+		}
+		if len(cur.texts) > 0 && (len(cur.texts) == maxTexts || chars+n > maxChars) {
+			out = append(out, cur)
+			cur, chars = batch{}, 0
+		}
+		cur.texts = append(cur.texts, t)
+		cur.slots = append(cur.slots, i)
+		chars += n
+	}
+	if len(cur.texts) > 0 {
+		out = append(out, cur)
+	}
+	return out, -1
+}
+
+// inputText is the spec's InputTextItem.
+type inputText struct {
+	Text string `json:"text"`
+}
+
+// translatedItem is the spec's TranslatedTextItem.
+type translatedItem struct {
+	DetectedLanguage *struct {
+		Language string  `json:"language"`
+		Score    float64 `json:"score"`
+	} `json:"detectedLanguage"`
+	Translations []struct {
+		Text string `json:"text"`
+		To   string `json:"to"`
+	} `json:"translations"`
+}
+
+// Translate translates req.Texts with POST /translate, splitting them into as many requests
+// as the limits need (1000 texts and 50 000 characters each). Empty texts are not sent and
+// come back empty; a single text over 50 000 characters is KindTextTooLong before anything
+// is sent. It is safe for concurrent use.
+func (e *Engine) Translate(ctx context.Context, req *translate.EngineRequest) (*translate.EngineResult, error) {
+	if req == nil {
+		return nil, e.errorf(translate.KindInvalidInput, "nil request")
+	}
+	tgt, err := e.code(req.Target, "target")
+	if err != nil {
+		return nil, err
+	}
+	q := url.Values{"api-version": {apiVersion}, "to": {tgt}, "textType": {"Plain"}}
+	if req.Source != language.Und {
+		src, err := e.code(req.Source, "source")
+		if err != nil {
+			return nil, err
+		}
+		q.Set("from", src)
+	}
+	batches, tooLong := split(req.Texts, maxTexts, maxChars)
+	if tooLong >= 0 {
+		return nil, e.errorf(translate.KindTextTooLong,
+			"text "+strconv.Itoa(tooLong)+" is over the "+strconv.Itoa(maxChars)+" characters of one request")
+	}
+	u := e.base + "/translate?" + q.Encode()
+	res := &translate.EngineResult{Texts: make([]string, len(req.Texts))}
+	for i, b := range batches {
+		items := make([]inputText, len(b.texts))
+		for j, t := range b.texts {
+			items[j] = inputText{Text: t}
+		}
+		trace := ""
+		if i == 0 && isUUID(req.RequestID) {
+			trace = req.RequestID
+		}
+		resp, err := e.do(ctx, http.MethodPost, u, items, trace)
+		if err != nil {
+			return nil, err
+		}
+		var out []translatedItem
+		if err := e.decode(resp, &out); err != nil {
+			return nil, err
+		}
+		if err := httpx.CountTexts(e.name, len(out), len(b.texts)); err != nil {
+			return nil, err
+		}
+		for j, it := range out {
+			if len(it.Translations) == 0 {
+				return nil, e.errorf(translate.KindBadOutput, "vendor returned no translation for a text")
+			}
+			res.Texts[b.slots[j]] = it.Translations[0].Text
+			if res.Source == language.Und && it.DetectedLanguage != nil {
+				if t, perr := language.Parse(it.DetectedLanguage.Language); perr == nil {
+					res.Source = t
+				}
+			}
+		}
+		if n, perr := strconv.ParseInt(strings.TrimSpace(resp.Header.Get("X-Metered-Usage")), 10, 64); perr == nil && n > 0 {
+			res.BilledChars += n
+		}
+	}
+	if res.Source == language.Und {
+		res.Source = req.Source
+	}
+	return res, nil
+}
+
+// languages is the translation part of the spec's GetSupportedLanguagesResult.
+type languages struct {
+	Translation map[string]json.RawMessage `json:"translation"`
+}
+
+// SupportedPairs lists the pairs Microsoft translates, from GET
+// /languages?api-version=3.0&scope=translation: every listed language to every other, and
+// language.Und (detect) to each. It is safe for concurrent use.
+func (e *Engine) SupportedPairs(ctx context.Context) ([]translate.LanguagePair, error) {
+	q := url.Values{"api-version": {apiVersion}, "scope": {"translation"}}
+	resp, err := e.do(ctx, http.MethodGet, e.base+"/languages?"+q.Encode(), nil, "")
+	if err != nil {
+		return nil, err
+	}
+	var l languages
+	if err := e.decode(resp, &l); err != nil {
+		return nil, err
+	}
+	seen := make(map[language.Tag]bool, len(l.Translation))
+	var tags []language.Tag
+	for code := range l.Translation {
+		t, err := language.Parse(code)
+		if err != nil || t == language.Und || seen[t] {
+			continue
+		}
+		seen[t] = true
+		tags = append(tags, t)
+	}
+	out := make([]translate.LanguagePair, 0, len(tags)*len(tags))
+	for _, t := range tags {
+		out = append(out, translate.LanguagePair{Source: language.Und, Target: t})
+		for _, s := range tags {
+			if s != t {
+				out = append(out, translate.LanguagePair{Source: s, Target: t})
+			}
+		}
+	}
+	return out, nil
+}
+
+// do sends one request and returns its response when the status is 2xx, or the vendor's
+// error classified. body may be nil (GET).
+func (e *Engine) do(ctx context.Context, method, u string, body any, trace string) (*httpx.Response, error) {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, e.errorf(translate.KindInvalidInput, "encode request: "+err.Error())
+		}
+		rd = bytes.NewReader(b)
+	}
+	hreq, err := http.NewRequestWithContext(ctx, method, u, rd)
+	if err != nil {
+		return nil, e.errorf(translate.KindInvalidInput, "build request: "+err.Error())
+	}
+	hreq.Header.Set("Accept", "application/json")
+	if rd != nil {
+		hreq.Header.Set("Content-Type", "application/json; charset=UTF-8")
+	}
+	hreq.Header.Set("Ocp-Apim-Subscription-Key", e.key)
+	if e.region != "" {
+		hreq.Header.Set("Ocp-Apim-Subscription-Region", e.region)
+	}
+	if trace != "" {
+		hreq.Header.Set("X-ClientTraceId", trace)
+	}
+	resp, err := httpx.Do(e.hc, e.name, hreq, e.key)
+	if err != nil {
+		return nil, err
+	}
+	if resp.Status < 200 || resp.Status > 299 {
+		return nil, classify(e.name, resp, e.key)
+	}
+	return resp, nil
+}
+
+// decode unmarshals a 2xx response body; a body that is not the documented JSON is
+// KindBadOutput.
+func (e *Engine) decode(resp *httpx.Response, v any) error {
+	if err := json.Unmarshal(resp.Body, v); err != nil {
+		return &translate.Error{Kind: translate.KindBadOutput, Engine: e.name, StatusCode: resp.Status,
+			Message: "decode response: " + err.Error()}
+	}
+	return nil
+}
+
+func (e *Engine) errorf(k translate.Kind, msg string) error {
+	return &translate.Error{Kind: k, Engine: e.name, Message: msg}
+}
+
+// isUUID reports whether s is a UUID in its canonical 8-4-4-4-12 hex form, the GUID the
+// X-ClientTraceId header wants.
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i, c := range s {
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
+}
