@@ -35,21 +35,35 @@ func (r *request) keyFields() keyFields {
 	return k
 }
 
-// cache is the in-process translation cache: an LRU (golang-lru/v2) whose entries are fresh
-// for ttl and then kept, stale, until evicted, to answer when every engine fails.
+// cache is the in-process translation cache: LRUs (golang-lru/v2), sharded by key to keep
+// concurrent requests off one lock, whose entries are fresh for ttl and then kept, stale,
+// until evicted, to answer when every engine fails.
 type cache struct {
-	lru *lru.Cache[uint64, *cacheEntry]
-	ttl int64
+	shards []*lru.Cache[uint64, *cacheEntry]
+	mask   uint64
+	ttl    int64
 }
 
+// cacheShards is the shard count of caches of at least 1024 entries.
+const cacheShards = 16
+
 func newCache(entries int, ttl int64) *cache {
-	l, _ := lru.New[uint64, *cacheEntry](entries) // entries > 0 is checked in New
-	return &cache{lru: l, ttl: ttl}
+	n := 1
+	if entries >= 1024 {
+		n = cacheShards
+	}
+	c := &cache{shards: make([]*lru.Cache[uint64, *cacheEntry], n), mask: uint64(n - 1), ttl: ttl}
+	for i := range c.shards {
+		c.shards[i], _ = lru.New[uint64, *cacheEntry]((entries + n - 1) / n) // entries > 0 is checked in New
+	}
+	return c
 }
+
+func (c *cache) shard(h uint64) *lru.Cache[uint64, *cacheEntry] { return c.shards[(h>>59)&c.mask] }
 
 // get returns the entry for r, and whether it is still fresh.
 func (c *cache) get(r *request, now int64) (*cacheEntry, bool) {
-	e, ok := c.lru.Get(r.hash)
+	e, ok := c.shard(r.hash).Get(r.hash)
 	if !ok || e.text != r.Text || e.key != r.key {
 		return nil, false
 	}
@@ -57,53 +71,68 @@ func (c *cache) get(r *request, now int64) (*cacheEntry, bool) {
 }
 
 func (c *cache) put(r *request, out, source, engine string, now int64) {
-	c.lru.Add(r.hash, &cacheEntry{text: r.Text, key: r.key, out: out, source: source, engine: engine, at: now})
+	c.shard(r.hash).Add(r.hash, &cacheEntry{text: r.Text, key: r.key, out: out, source: source, engine: engine, at: now})
 }
 
-// flight is one engine round-trip that identical concurrent requests share.
+// flight is one engine round-trip that identical concurrent requests share. Its done
+// channel is made by the first follower, so a request nobody joins allocates none.
 type flight struct {
 	text string
 	key  keyFields
-	done chan struct{}
+	done chan struct{} // under the shard's lock until landed
 	res  *Result
 	err  error
 }
 
-// flights coalesces concurrent identical misses into one call.
+// flights coalesces concurrent identical misses into one call. It is sharded by key.
 type flights struct {
-	mu      sync.Mutex
-	m       map[uint64]*flight
+	shards  [16]flightShard
 	waiting atomic.Int32 // followers waiting on a flight (for tests)
 }
 
-// join returns the flight for r and whether the caller leads it (and must call land).
-// A hash collision with a different request is not coalesced: it leads a flight of its own
-// that is not registered.
-func (fs *flights) join(r *request) (*flight, bool) {
-	fs.mu.Lock()
-	defer fs.mu.Unlock()
-	if f, ok := fs.m[r.hash]; ok {
-		if f.text == r.Text && f.key == r.key {
-			return f, false
+type flightShard struct {
+	mu sync.Mutex
+	m  map[uint64]*flight
+}
+
+func (fs *flights) shard(h uint64) *flightShard { return &fs.shards[h>>60] }
+
+// join registers f as r's flight and returns it with lead true, or returns the flight an
+// identical request already leads. A hash collision with a different request is not
+// coalesced: the caller leads f, unregistered.
+func (fs *flights) join(r *request, f *flight) (*flight, bool) {
+	s := fs.shard(r.hash)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if g, ok := s.m[r.hash]; ok {
+		if g.text == r.Text && g.key == r.key {
+			if g.done == nil {
+				g.done = make(chan struct{})
+			}
+			return g, false
 		}
-		return &flight{done: make(chan struct{})}, true
+		return f, true
 	}
-	if fs.m == nil {
-		fs.m = map[uint64]*flight{}
+	if s.m == nil {
+		s.m = map[uint64]*flight{}
 	}
-	f := &flight{text: r.Text, key: r.key, done: make(chan struct{})}
-	fs.m[r.hash] = f
+	f.text, f.key = r.Text, r.key
+	s.m[r.hash] = f
 	return f, true
 }
 
 func (fs *flights) land(r *request, f *flight, res *Result, err error) {
 	f.res, f.err = res, err
-	fs.mu.Lock()
-	if fs.m[r.hash] == f {
-		delete(fs.m, r.hash)
+	s := fs.shard(r.hash)
+	s.mu.Lock()
+	if s.m[r.hash] == f {
+		delete(s.m, r.hash)
 	}
-	fs.mu.Unlock()
-	close(f.done)
+	done := f.done
+	s.mu.Unlock()
+	if done != nil {
+		close(done)
+	}
 }
 
 // wait waits for the flight or ctx.

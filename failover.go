@@ -48,9 +48,6 @@ type job struct {
 // prepare splits the text for e when it is longer than e's MaxChars (or maxChars, when a
 // TextTooLong answer asked for smaller pieces). Parts already translated are kept.
 func (j *job) prepare(r *request, e *engine, maxChars int) {
-	if j.split.Parts == nil {
-		j.split = segment.Segments{Parts: []string{r.Text}, Seps: []string{""}}
-	}
 	if maxChars <= 0 {
 		return
 	}
@@ -115,7 +112,11 @@ func (c *Client) attemptLoop(ctx context.Context, r *request, j *job, ph phase, 
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		now := c.clock.Now().UnixNano()
+		now := st.now
+		if now == 0 {
+			now = c.clock.Now().UnixNano()
+		}
+		st.now = 0
 		if cur == nil {
 			t0 := time.Now()
 			cands := c.filter(r, &st.excl, ph, now, cbuf[:0])
@@ -137,7 +138,8 @@ func (c *Client) attemptLoop(ctx context.Context, r *request, j *job, ph phase, 
 		if st.failures >= c.retry.MaxAttempts && ph == phaseNormal {
 			return st.fail(KindNoEngine, "attempt limit reached")
 		}
-		left := time.Until(st.deadline)
+		realNow := time.Now()
+		left := st.deadline.Sub(realNow)
 		if left < min(minAttemptTime, e.prof.Timeout) {
 			return st.fail(KindTimeout, "request deadline reached")
 		}
@@ -192,11 +194,16 @@ func (c *Client) attemptLoop(ctx context.Context, r *request, j *job, ph phase, 
 
 		st.called = e
 		perEngine++
-		attemptDeadline := time.Now().Add(e.prof.Timeout)
+		attemptDeadline := realNow.Add(e.prof.Timeout)
 		if st.deadline.Before(attemptDeadline) {
 			attemptDeadline = st.deadline
 		}
-		out, lat, err := c.call(ctx, e, r, texts, attemptDeadline, len(st.attempts)+1)
+		ereq := st.req
+		st.req = nil // a timed-out engine may still read its request: later attempts get new ones
+		if ereq == nil {
+			ereq = &EngineRequest{}
+		}
+		out, lat, err := c.call(ctx, e, r, ereq, texts, attemptDeadline, len(st.attempts)+1)
 		release()
 		kind := KindOf(err)
 		if err != nil && ctx.Err() != nil {
@@ -217,6 +224,7 @@ func (c *Client) attemptLoop(ctx context.Context, r *request, j *job, ph phase, 
 		}
 		st.attempts = append(st.attempts, Attempt{Engine: e.name, Latency: lat, Err: err})
 		if err == nil {
+			e.served.Add(1) // real traffic spares the engine a probe (probe.go)
 			j.out = append(j.out, out.Texts...)
 			j.next += n
 			j.credit(e.name)
@@ -323,6 +331,8 @@ type loopState struct {
 	deadline  time.Time
 	lastErr   error
 	budgetHit bool
+	now       int64          // the clock reading the request started with, used once
+	req       *EngineRequest // the first attempt's request, preallocated
 }
 
 func (st *loopState) skip(e *engine, err error) {
@@ -430,11 +440,11 @@ func noop() {}
 // call makes one engine call under the attempt deadline and checks what comes back: a
 // (nil, nil), a wrong number of texts, an empty or untranslated text, or a lost placeholder
 // becomes KindBadOutput; a panic becomes KindUnknown; the attempt's own deadline KindTimeout.
-func (c *Client) call(ctx context.Context, e *engine, r *request, texts []string, deadline time.Time, n int) (res *EngineResult, lat time.Duration, err error) {
+func (c *Client) call(ctx context.Context, e *engine, r *request, req *EngineRequest, texts []string, deadline time.Time, n int) (res *EngineResult, lat time.Duration, err error) {
 	actx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	actx, span := c.obs.attemptStart(actx, e.name, n)
-	req := &EngineRequest{Texts: texts, Target: r.tgt.Tag, Scene: r.Scene, Style: r.Style, RequestID: r.id}
+	*req = EngineRequest{Texts: texts, Target: r.tgt.Tag, Scene: r.Scene, Style: r.Style, RequestID: r.id}
 	if r.src != nil {
 		req.Source = r.src.Tag
 	}

@@ -3,6 +3,7 @@ package translate
 import (
 	"hash/maphash"
 	"math"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -37,6 +38,7 @@ type engine struct {
 	unsupported sync.Map     // pair (uint64) -> struct{}: pairs the engine said it does not take
 	anyUnsupp   atomic.Bool
 	probeFails  atomic.Int32
+	served      atomic.Int64 // real calls answered since the last probe round (probe.go)
 }
 
 func pairKey(src, tgt int) uint64 { return uint64(uint32(src))<<32 | uint64(uint32(tgt)) }
@@ -245,6 +247,9 @@ func inCanary(userHash uint64, e *engine) bool {
 
 // random returns a uniform number in [0,1) from the Client's seeded, lock-free sequence.
 func (c *Client) random() float64 {
+	if !c.seeded {
+		return rand.Float64() // per-P runtime source: no shared state
+	}
 	return unit(mix(c.seed + c.rng.Add(1)*0x9e3779b97f4a7c15))
 }
 

@@ -15,10 +15,13 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"math/rand/v2"
+
 	"golang.org/x/time/rate"
 
 	"github.com/fanyi-go/translate/internal/lang"
 	"github.com/fanyi-go/translate/internal/quota"
+	"github.com/fanyi-go/translate/internal/segment"
 
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
@@ -383,6 +386,7 @@ type options struct {
 	tracerProvider   trace.TracerProvider
 	meterProvider    metric.MeterProvider
 	seed             uint64
+	seeded           bool
 	clock            Clock
 	batchConcurrency int
 }
@@ -452,7 +456,7 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 
 // WithSeed makes routing reproducible: the same seed and the same sequence of requests pick
 // the same engines. Default: seeded from the time.
-func WithSeed(seed uint64) Option { return func(o *options) { o.seed = seed } }
+func WithSeed(seed uint64) Option { return func(o *options) { o.seed, o.seeded = seed, true } }
 
 // WithClock sets the time source (see Clock). Default: the system clock.
 func WithClock(c Clock) Option { return func(o *options) { o.clock = c } }
@@ -477,9 +481,9 @@ type Client struct {
 	deadline  time.Duration
 	clock     Clock
 	seed      uint64
+	seeded    bool // WithSeed given: draws come from the seeded sequence
 	rng       atomic.Uint64
-	idSeed    uint64
-	ids       atomic.Uint64
+	sysClock  bool // the clock is the system clock: its readings serve as latency start
 	hashSeed  maphash.Seed
 	langs     *lang.Cache
 	budget    *quota.Budget
@@ -547,7 +551,7 @@ func New(opts ...Option) (*Client, error) {
 		deadline:  o.deadline,
 		clock:     o.clock,
 		seed:      o.seed,
-		idSeed:    mix(uint64(time.Now().UnixNano()) ^ o.seed ^ 0x5bd1e995),
+		seeded:    o.seeded,
 		hashSeed:  maphash.MakeSeed(),
 		langs:     lang.NewCache(),
 		budget:    quota.NewBudget(o.budget.Daily),
@@ -556,6 +560,7 @@ func New(opts ...Option) (*Client, error) {
 		probes:    o.probes,
 		stop:      make(chan struct{}),
 	}
+	_, c.sysClock = o.clock.(systemClock)
 	if c.economyAt == 0 {
 		c.economyAt = 0.8
 	}
@@ -766,30 +771,46 @@ func runeCount(s string) int {
 	return len(s)
 }
 
-// resultBuf is a Result allocated together with room for its first attempts and request
-// id, so a request costs one allocation for its answer.
+// resultBuf is a Result allocated together with everything a plain request needs on its
+// way (first attempts, request id, the engine request, the text's single part, the flight
+// identical requests share), so a request costs one allocation for its answer.
 type resultBuf struct {
 	Result
-	att [2]Attempt
-	id  [32]byte
+	att  [2]Attempt
+	id   [32]byte
+	req  EngineRequest
+	part [1]string
+	sep  [1]string
+	out  [1]string
+	by   [1]string
+	fl   flight
 }
 
-func (c *Client) newResult(reqID string) *Result {
+// hitBuf is the smaller allocation of a cache hit.
+type hitBuf struct {
+	Result
+	id [32]byte
+}
+
+func (c *Client) newResult(reqID string) *resultBuf {
 	b := &resultBuf{}
 	b.Attempts = b.att[:0]
-	if reqID != "" {
-		b.RequestID = reqID
-	} else {
-		n := c.ids.Add(1)
-		hi, lo := mix(c.idSeed+n), mix(c.idSeed^n*0x9e3779b97f4a7c15)
-		const hex = "0123456789abcdef"
-		for i := 0; i < 16; i++ {
-			b.id[i] = hex[(hi>>(60-4*i))&0xf]
-			b.id[16+i] = hex[(lo>>(60-4*i))&0xf]
-		}
-		b.RequestID = unsafe.String(&b.id[0], len(b.id))
+	b.RequestID = requestID(reqID, &b.id)
+	return b
+}
+
+// requestID returns id, or a new random 128-bit id written in hex into buf.
+func requestID(id string, buf *[32]byte) string {
+	if id != "" {
+		return id
 	}
-	return &b.Result
+	hi, lo := rand.Uint64(), rand.Uint64()
+	const hex = "0123456789abcdef"
+	for i := 0; i < 16; i++ {
+		buf[i] = hex[(hi>>(60-4*i))&0xf]
+		buf[16+i] = hex[(lo>>(60-4*i))&0xf]
+	}
+	return unsafe.String(&buf[0], len(buf))
 }
 
 // Translate translates one text. It validates the request (KindInvalidInput at once for a
@@ -802,8 +823,12 @@ func (c *Client) Translate(ctx context.Context, req Request) (*Result, error) {
 	if c.closed.Load() {
 		return nil, ErrClosed
 	}
-	t0 := time.Now()
-	now := c.clock.Now().UnixNano()
+	nowT := c.clock.Now()
+	t0 := nowT
+	if !c.sysClock {
+		t0 = time.Now()
+	}
+	now := nowT.UnixNano()
 	c.maybeFold(now)
 	ctx, span := c.obs.requestStart(ctx)
 	var r request
@@ -830,7 +855,9 @@ func (c *Client) translate(ctx context.Context, r *request, now int64, t0 time.T
 		if e, fresh := c.cache.get(r, now); e != nil {
 			if fresh {
 				c.obs.cacheLookup(true)
-				res := c.newResult(r.RequestID)
+				h := &hitBuf{}
+				res := &h.Result
+				res.RequestID = requestID(r.RequestID, &h.id)
 				res.Text, res.Source, res.FromCache = e.out, e.source, true
 				res.Latency = time.Since(t0)
 				return res, nil
@@ -839,7 +866,8 @@ func (c *Client) translate(ctx context.Context, r *request, now int64, t0 time.T
 		}
 		c.obs.cacheLookup(false)
 	}
-	f, lead := c.flights.join(r)
+	b := c.newResult(r.RequestID)
+	f, lead := c.flights.join(r, &b.fl)
 	if !lead {
 		if err := c.flights.wait(ctx, f); err != nil {
 			return nil, err
@@ -851,14 +879,13 @@ func (c *Client) translate(ctx context.Context, r *request, now int64, t0 time.T
 			return nil, f.err
 		}
 		// The leader's caller gave up; this caller still wants an answer.
-		f, lead = &flight{done: make(chan struct{})}, true
+		f = &b.fl
 	}
-	res, err := c.run(ctx, r, stale, t0)
+	res, err := c.run(ctx, r, b, stale, t0, now)
 	c.flights.land(r, f, res, err)
 	if err != nil {
 		return nil, err
 	}
-	now = c.clock.Now().UnixNano()
 	if useCache && !res.FromCache && res.Engine != "" {
 		c.cache.put(r, res.Text, res.Source, res.Engine, now)
 	}
@@ -871,29 +898,26 @@ func (c *Client) translate(ctx context.Context, r *request, now int64, t0 time.T
 // reuse copies a shared answer (coalesced flight or repeated RequestID) for another caller:
 // same text and engine, nothing billed again.
 func (c *Client) reuse(prev *Result, reqID string, t0 time.Time) *Result {
-	res := c.newResult(reqID)
-	attempts := res.Attempts
+	h := &hitBuf{}
+	res := &h.Result
 	*res = *prev
-	res.Attempts = append(attempts, prev.Attempts...)
-	if reqID != "" {
-		res.RequestID = reqID
-	} else {
-		res.RequestID = c.newResult("").RequestID
-	}
+	res.Attempts = append([]Attempt(nil), prev.Attempts...)
+	res.RequestID = requestID(reqID, &h.id)
 	res.Cost, res.FromCache = 0, true
 	res.Latency = time.Since(t0)
 	return res
 }
 
 // run routes a request: the normal pool, then a stale cache entry, then the fallback pool.
-func (c *Client) run(ctx context.Context, r *request, stale *cacheEntry, t0 time.Time) (*Result, error) {
-	res := c.newResult(r.RequestID)
+func (c *Client) run(ctx context.Context, r *request, b *resultBuf, stale *cacheEntry, t0 time.Time, now int64) (*Result, error) {
+	res := &b.Result
 	r.id = res.RequestID
-	st := loopState{attempts: res.Attempts, deadline: t0.Add(c.deadline)}
+	st := loopState{attempts: res.Attempts, deadline: t0.Add(c.deadline), now: now, req: &b.req}
 	if d, ok := ctx.Deadline(); ok && d.Before(st.deadline) {
 		st.deadline = d
 	}
-	var j job
+	b.part[0] = r.Text
+	j := job{split: segment.Segments{Parts: b.part[:], Seps: b.sep[:]}, out: b.out[:0], by: b.by[:0]}
 	err := c.attemptLoop(ctx, r, &j, phaseNormal, &st, res)
 	degraded := false
 	if err != nil && ctx.Err() == nil && KindOf(err) != KindInvalidInput && (r.pinned == nil || r.AllowFallback) {
@@ -932,7 +956,10 @@ func (c *Client) run(ctx context.Context, r *request, stale *cacheEntry, t0 time
 		return nil, &Error{Kind: KindBadOutput, Message: "stitching segments: " + jerr.Error(), Attempts: st.attempts}
 	}
 	res.Text = text
-	res.Engine = strings.Join(j.by, "+")
+	res.Engine = j.by[0]
+	if len(j.by) > 1 {
+		res.Engine = strings.Join(j.by, "+")
+	}
 	res.Cost = j.cost
 	res.Degraded = degraded
 	res.Source = r.Source

@@ -1,0 +1,390 @@
+// Package placeholder finds the placeholders of a text — {name}, {{name}}, printf verbs and
+// markup tags — so the Client can tell when an engine's output lost one (a KindBadOutput
+// failure). The functions are pure and safe for concurrent use.
+//
+// What counts as a placeholder:
+//
+//   - {name}: a brace, a name of letters, digits, '_', '.' and '-' starting with a letter,
+//     digit or '_', and a closing brace: {name}, {0}, {user.first_name}. "{}", "{ x }" and
+//     code such as "{ return y; }" are not placeholders.
+//   - {{name}}: double braces around any non-empty text without braces or newlines:
+//     {{name}}, {{ count }}.
+//   - printf verbs: '%', an optional position (1$), flags (-+#0), an optional argument index
+//     ([1]), width and precision (digits or '*', with optional indexes), an optional C length
+//     modifier (h, hh, l, ll, L, z, j, q, t) and a verb among b c d e E f F g G i o O p q s t
+//     T u U v w x X @ — so %s, %-5s, %05.2f, %1$s, %[1]d, %lld and %@ count. "%%" is a
+//     literal percent sign, and a '%' followed by a space or the end of the text
+//     ("50% off", "50%") is not a placeholder.
+//   - markup tags: <name ...>, </name> and <name/>, where name starts with an ASCII letter.
+//     Tags are compared by lower-cased name and kind, so <a href="/en"> and <A href="/es">
+//     are the same placeholder, written "<a>"; </b> is "</b>" and <br /> is "<br/>". A tag
+//     with attributes needs at least one name=value attribute, so "<3", "a < b", "x<y" and
+//     "if x<y and y>z" are not tags.
+package placeholder
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// kind is the kind of a token.
+type kind uint8
+
+const (
+	kindBrace kind = iota + 1 // {name} or {{name}}
+	kindVerb                  // a printf verb
+	kindOpen                  // <name ...>
+	kindClose                 // </name>
+	kindSelf                  // <name/>
+)
+
+// token is one placeholder in a string: s[start:end], and for tags the name s[ns:ne].
+type token struct {
+	kind       kind
+	start, end int
+	ns, ne     int
+}
+
+// text returns the token's canonical form: the text itself for braces and verbs, and
+// "<name>", "</name>" or "<name/>" with a lower-cased name for tags.
+func (t token) text(s string) string {
+	switch t.kind {
+	case kindOpen:
+		return "<" + strings.ToLower(s[t.ns:t.ne]) + ">"
+	case kindClose:
+		return "</" + strings.ToLower(s[t.ns:t.ne]) + ">"
+	case kindSelf:
+		return "<" + strings.ToLower(s[t.ns:t.ne]) + "/>"
+	}
+	return s[t.start:t.end]
+}
+
+// same reports whether token a of s and token b of u are the same placeholder.
+func same(s string, a token, u string, b token) bool {
+	if a.kind != b.kind {
+		return false
+	}
+	if a.kind >= kindOpen {
+		return strings.EqualFold(s[a.ns:a.ne], u[b.ns:b.ne])
+	}
+	return s[a.start:a.end] == u[b.start:b.end]
+}
+
+// hasMarker reports whether s contains '{', '%' or '<', the bytes every placeholder starts
+// with.
+func hasMarker(s string) bool {
+	if len(s) < 16 {
+		return indexMarker(s) >= 0 // cheaper than three calls for short strings
+	}
+	return strings.IndexByte(s, '{') >= 0 || strings.IndexByte(s, '%') >= 0 || strings.IndexByte(s, '<') >= 0
+}
+
+// Find returns the placeholders of s in order, in the canonical form described in the
+// package documentation, or nil when there are none.
+func Find(s string) []string {
+	if !hasMarker(s) {
+		return nil
+	}
+	var out []string
+	var t token
+	for i := 0; next(s, i, &t); i = t.end {
+		out = append(out, t.text(s))
+	}
+	return out
+}
+
+// Lost returns the placeholders of src that out lacks, counting multiplicity, in src order
+// and canonical form: Lost("{a} {a} {b}", "{a}") is ["{a}", "{b}"]. It returns nil when
+// none is lost, and then does not allocate (for up to 32 placeholders in each text); when src
+// contains none of '{', '%', '<' it returns nil at once without looking at out.
+func Lost(src, out string) []string {
+	if !hasMarker(src) {
+		return nil
+	}
+	var srcBuf, outBuf [32]token
+	st := collect(src, srcBuf[:0])
+	if len(st) == 0 {
+		return nil
+	}
+	ot := collect(out, outBuf[:0])
+	var usedBuf [32]bool
+	var used []bool
+	if len(ot) <= len(usedBuf) {
+		used = usedBuf[:len(ot)]
+	} else {
+		used = make([]bool, len(ot))
+	}
+	var lost []string
+	hint := 0 // engines mostly keep the order: start looking after the last match
+	for _, t := range st {
+		found := false
+		for k := range ot {
+			j := hint + k
+			if j >= len(ot) {
+				j -= len(ot)
+			}
+			if !used[j] && same(src, t, out, ot[j]) {
+				used[j], found, hint = true, true, j+1
+				break
+			}
+		}
+		if !found {
+			lost = append(lost, t.text(src))
+		}
+	}
+	return lost
+}
+
+// collect appends the tokens of s to buf.
+func collect(s string, buf []token) []token {
+	var t token
+	for i := 0; next(s, i, &t); i = t.end {
+		buf = append(buf, t)
+	}
+	return buf
+}
+
+// next finds the first token of s at or after byte i, stores it in *t and reports whether
+// there is one.
+func next(s string, i int, t *token) bool {
+	for i < len(s) {
+		j := indexMarker(s[i:])
+		if j < 0 {
+			return false
+		}
+		j += i
+		var ok bool
+		switch s[j] {
+		case '{':
+			ok = brace(s, j, t)
+		case '%':
+			if j+1 < len(s) && s[j+1] == '%' {
+				i = j + 2 // "%%" is a literal percent sign
+				continue
+			}
+			ok = verb(s, j, t)
+		case '<':
+			ok = tag(s, j, t)
+		}
+		if ok {
+			return true
+		}
+		i = j + 1
+	}
+	return false
+}
+
+func indexMarker(s string) int {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '{', '%', '<':
+			return i
+		}
+	}
+	return -1
+}
+
+const maxBrace = 64 // longest brace placeholder, in bytes, braces included
+
+// brace parses {{text}} or {name} at s[i] == '{'.
+func brace(s string, i int, t *token) bool {
+	if i+1 < len(s) && s[i+1] == '{' {
+		if end := strings.Index(s[i+2:min(len(s), i+maxBrace)], "}}"); end >= 0 {
+			inner := s[i+2 : i+2+end]
+			if strings.TrimSpace(inner) != "" && !strings.ContainsAny(inner, "{}\n") {
+				*t = token{kind: kindBrace, start: i, end: i + 2 + end + 2}
+				return true
+			}
+		}
+		return false // the caller retries at i+1 for {name}
+	}
+	j := i + 1
+	for j < len(s) && j-i < maxBrace {
+		r, size := utf8.DecodeRuneInString(s[j:])
+		switch {
+		case r == '}':
+			if j == i+1 {
+				return false
+			}
+			*t = token{kind: kindBrace, start: i, end: j + 1}
+			return true
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_':
+		case (r == '.' || r == '-') && j > i+1:
+		default:
+			return false
+		}
+		j += size
+	}
+	return false
+}
+
+// verb parses a printf verb at s[i] == '%' (not "%%").
+func verb(s string, i int, t *token) bool {
+	j := i + 1
+	// C position: %1$s.
+	if k := digits(s, j); k > j && k < len(s) && s[k] == '$' {
+		j = k + 1
+	}
+	for j < len(s) && strings.IndexByte("-+#0", s[j]) >= 0 {
+		j++
+	}
+	j = index(s, j)
+	if j < len(s) && s[j] == '*' {
+		j++
+	} else {
+		j = digits(s, j)
+	}
+	if j < len(s) && s[j] == '.' {
+		j = index(s, j+1)
+		if j < len(s) && s[j] == '*' {
+			j++
+		} else {
+			j = digits(s, j)
+		}
+	}
+	j = index(s, j)
+	// C length modifiers, only when a C verb follows.
+	switch {
+	case j+2 < len(s) && (s[j:j+2] == "hh" || s[j:j+2] == "ll") && isCVerb(s[j+2]):
+		j += 2
+	case j+1 < len(s) && strings.IndexByte("hlLzjqt", s[j]) >= 0 && isCVerb(s[j+1]):
+		j++
+	}
+	if j < len(s) && isVerb(s[j]) {
+		*t = token{kind: kindVerb, start: i, end: j + 1}
+		return true
+	}
+	return false
+}
+
+// digits returns the index after the ASCII digits at s[j:].
+func digits(s string, j int) int {
+	for j < len(s) && '0' <= s[j] && s[j] <= '9' {
+		j++
+	}
+	return j
+}
+
+// index returns the index after a Go argument index "[n]" at s[j:], or j.
+func index(s string, j int) int {
+	if j < len(s) && s[j] == '[' {
+		if k := digits(s, j+1); k > j+1 && k < len(s) && s[k] == ']' {
+			return k + 1
+		}
+	}
+	return j
+}
+
+func isVerb(c byte) bool {
+	return c < 128 && strings.IndexByte("bcdeEfFgGioOpqstTuUvwxX@", c) >= 0
+}
+
+func isCVerb(c byte) bool {
+	return c < 128 && strings.IndexByte("diouxXeEfFgGcsp", c) >= 0
+}
+
+const maxTag = 1024 // longest tag, in bytes
+
+// tag parses <name ...>, </name> or <name/> at s[i] == '<'.
+func tag(s string, i int, t *token) bool {
+	j := i + 1
+	k := kindOpen
+	if j < len(s) && s[j] == '/' {
+		k = kindClose
+		j++
+	}
+	ns := j
+	if j >= len(s) || !isASCIILetter(s[j]) {
+		return false
+	}
+	for j < len(s) && isNameByte(s[j]) {
+		j++
+	}
+	ne := j
+	limit := min(len(s), i+maxTag)
+	if k == kindClose {
+		j = skipSpace(s, j, limit)
+		if j < limit && s[j] == '>' {
+			*t = token{kind: kindClose, start: i, end: j + 1, ns: ns, ne: ne}
+			return true
+		}
+		return false
+	}
+	attrs, values := 0, 0
+	for j < limit {
+		switch c := s[j]; {
+		case c == '>':
+			if attrs > 0 && values == 0 {
+				return false
+			}
+			*t = token{kind: k, start: i, end: j + 1, ns: ns, ne: ne}
+			return true
+		case c == '/' && j+1 < limit && s[j+1] == '>':
+			if attrs > 0 && values == 0 {
+				return false
+			}
+			*t = token{kind: kindSelf, start: i, end: j + 2, ns: ns, ne: ne}
+			return true
+		case isSpace(c):
+			j = skipSpace(s, j, limit)
+			if j >= limit || s[j] == '>' || s[j] == '/' {
+				continue
+			}
+			// An attribute: name, optionally = value.
+			if !isASCIILetter(s[j]) && s[j] != '_' && s[j] != ':' && s[j] != '@' {
+				return false
+			}
+			for j < limit && (isNameByte(s[j]) || s[j] == '@') {
+				j++
+			}
+			attrs++
+			a := skipSpace(s, j, limit)
+			if a < limit && s[a] == '=' {
+				v := skipSpace(s, a+1, limit)
+				if v >= limit {
+					return false
+				}
+				switch q := s[v]; q {
+				case '"', '\'':
+					end := strings.IndexByte(s[v+1:limit], q)
+					if end < 0 {
+						return false
+					}
+					j = v + 1 + end + 1
+				default:
+					start := v
+					for v < limit && !isSpace(s[v]) && strings.IndexByte("\"'=<>`", s[v]) < 0 {
+						v++
+					}
+					if v == start {
+						return false
+					}
+					j = v
+				}
+				values++
+			}
+			if j < limit && !isSpace(s[j]) && s[j] != '>' && s[j] != '/' {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+func isASCIILetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
+
+func isNameByte(c byte) bool {
+	return isASCIILetter(c) || '0' <= c && c <= '9' || c == '-' || c == '_' || c == ':' || c == '.'
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' }
+
+func skipSpace(s string, j, limit int) int {
+	for j < limit && isSpace(s[j]) {
+		j++
+	}
+	return j
+}
