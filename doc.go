@@ -1,0 +1,122 @@
+// Package translate puts many machine-translation engines behind one Client that keeps
+// answering when some of them don't.
+//
+// Everything runs inside the caller's process: routing, scoring, retries, failover, circuit
+// breakers, rate limits, quotas, a daily budget and a cache. There is no gateway and no extra
+// network hop. Engines are adapters for DeepL, Google Cloud Translation, Microsoft
+// Translator, Baidu Fanyi, OpenAI-compatible LLMs, LibreTranslate and Apertium (see the
+// packages under engines/), a scriptable fake for tests (engines/fake), or your own type
+// implementing the two-method Engine interface; engines/enginetest is the conformance suite
+// every adapter passes.
+//
+//	c, err := translate.New(
+//		translate.WithEngine(deeplEngine, deeplEngine.Profile()),
+//		translate.WithEngine(googleEngine, googleEngine.Profile()),
+//	)
+//	if err != nil { ... }
+//	defer c.Close()
+//	res, err := c.Translate(ctx, translate.Request{Text: "Hello", Target: "zh-TW"})
+//
+// A Client is safe for concurrent use. Request names the text, the languages (BCP 47 tags,
+// parsed with golang.org/x/text/language: zh, zh-CN and zh-Hans land on Simplified Chinese
+// engines, zh-TW and zh-Hant-HK on Traditional ones), a scene, a style, a priority, a user and
+// a request id; Result says which engine answered, how long it took, what it cost, whether
+// it came from the cache and every attempt made.
+//
+// # Routing
+//
+// Each request is routed in three steps. Filters first remove the engines that may not serve
+// it: an open circuit breaker, a quota with fewer characters left than the text, availability
+// below RoutingPolicy.MinHealth, a language pair the engine does not list (Profile.Languages,
+// or the pairs a LanguageSupporter reports), maintenance after failed probes, a cost class
+// the priority or the budget does not allow (normal requests never reach premium engines;
+// past Budget.EconomyAt of the daily budget only free and standard engines serve; once it is
+// spent only free ones), and scene rules (SceneLegal needs quality 90, SceneChat a recent
+// latency of at most 3s). Then each candidate is scored 0..100:
+//
+//	quality*0.40 + availability*0.25 + speed*0.20 + cost*0.15
+//
+// where availability is the success ratio of the last minute of real calls, speed is
+// absolute (100 at 100ms or less, 0 at 10s, logarithmic between: see SpeedScore) and cost is
+// linear in price (CostScore). Weights are configurable in RoutingPolicy. Finally one
+// candidate is drawn with probability proportional to exp(score/Temperature): by default
+// scores 90 and 70 split traffic about 70/30, so the best engine takes most traffic while the
+// others stay observed. Sticky routing (RoutingPolicy.Sticky) sends the same text to the same
+// engine by rendezvous hashing; Profile.Canary routes a stable share of UserIDs to a canary
+// engine; WithSeed makes the draws reproducible. Statistics are folded into scores every
+// RoutingPolicy.HealthEvery, so scores and pools move at folds, not on every call; an engine
+// whose availability falls below MinHealth, or drops more than 15% two folds in a row, moves
+// to the fallback pool until two good folds. As an engine's request rate nears its RateLimit
+// (or Profile.SafeRate) its weight falls (the traffic gate), before anything fails.
+//
+// # Failover
+//
+// Every engine error carries a Kind, and the Client acts on it:
+//
+//	Kind            retry same engine               fail over                        breaker failure
+//	InvalidInput    no                              no: returned at once             no
+//	Unsupported     no                              yes (the pair is remembered)     no
+//	Unauthorized    no                              yes; engine set aside            yes
+//	QuotaExhausted  no                              yes; out until its period resets yes
+//	RateLimited     once, if Retry-After fits       yes                              yes
+//	Unavailable     once, with backoff              yes                              yes
+//	Unknown         once, with backoff              yes                              yes
+//	Timeout         no                              yes                              yes
+//	TextTooLong     re-segmented smaller            then yes                         no
+//	BadOutput       no                              yes                              yes
+//	Canceled        no                              no: ctx's error is returned      no
+//
+// A request makes at most RetryPolicy.MaxAttempts engine calls and MaxSwitches switches, all
+// inside one deadline (WithDeadline, 8s by default); each attempt's timeout is the smaller of
+// the engine's Profile.Timeout and the time left. A rate-limited or saturated engine is
+// skipped at once in favour of the next candidate, so traffic spills over instead of queueing.
+// When the normal pool fails, a stale cache entry is returned (FromCache and Degraded), then
+// the fallback-only engines are tried (Degraded), and only then an error listing every
+// attempt. The source text is never returned as if it were a translation: an empty answer, an
+// answer that lost a placeholder ({name}, {{name}}, %s, %1$s, <b>), or a long text that came
+// back unchanged is KindBadOutput and fails over.
+//
+// Circuit breakers (failsafe-go's circuitbreaker) count the last 40 calls of an engine (or of
+// an engine in one scene) and open at 50% failures once 20 calls are counted; after a 10s
+// cooldown, doubled on each re-open up to 5 minutes, 5 trial calls go through whatever the
+// engine's score, and close it when they succeed.
+//
+// Long texts are split at paragraph and sentence ends (Latin and CJK punctuation) under the
+// engine's Profile.MaxChars, sent Profile.MaxTexts to a call, and stitched back with the
+// original separators. A request's segments stay on one engine; if it fails mid-way, the rest
+// fails over and Result.Engine names both ("a+b").
+//
+// # Errors
+//
+// Every failure is a *Error (or wraps one) with a Kind; callers test it with errors.Is against
+// the sentinels (ErrRateLimited, ErrNoEngine, ...) or with KindOf, never by string. A request
+// that failed carries Attempts, naming every engine tried and why it failed. Errors never
+// carry a credential or the customer's text. New returns a KindInvalidInput error naming the
+// bad field; Translate returns one for a bad request before any engine is called; a canceled
+// context returns the context's error; a closed Client returns ErrClosed.
+//
+// # Caching
+//
+// Answers are cached in process (golang-lru/v2; WithCache, by default 10 000 entries fresh
+// for 24h) under a key of the text, languages, scene, style and pinned engine. Expired
+// entries are kept until evicted and served, marked Degraded, when every engine fails.
+// Identical requests in flight at the same time share one engine call, and the same
+// RequestID within 10 seconds is answered from its first call, so a retried request is
+// never billed twice. Request.NoCache skips the cache for one request; WithoutCache turns it
+// off.
+//
+// Quotas, budgets and Result.Cost count standard characters: Unicode code points of the
+// source text, whatever unit the vendor bills in; Cost is chars x CostPerMillion / 1e6. The
+// daily budget is never exceeded, even by concurrent requests: each call reserves its cost
+// before it is made and gets it back if it fails.
+//
+// # Observability
+//
+// The Client reports to the OpenTelemetry providers given with WithTracerProvider and
+// WithMeterProvider (the global ones by default): a span per request and one per attempt,
+// and metrics under the translate. prefix (requests, attempts by engine and outcome,
+// latencies, breaker transitions, fallbacks, cache hits, cost and characters by engine,
+// routing decision time, quota left). WithLogger logs each attempt at debug level and
+// breaker and pool transitions at warn level. No credential and no customer text ever
+// reaches a span, a metric or a log: texts appear as lengths and hashes only.
+package translate
