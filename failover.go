@@ -121,6 +121,9 @@ func (c *Client) attemptLoop(ctx context.Context, r *request, j *job, ph phase, 
 			t0 := time.Now()
 			cands := c.filter(r, &st.excl, ph, now, cbuf[:0])
 			if len(cands) == 0 {
+				if c.budgetIsWhy(r, &st.excl, ph, now) {
+					st.budgetHit = true
+				}
 				c.obs.decision(time.Since(t0))
 				return st.fail(KindNoEngine, "no engine available")
 			}

@@ -1,13 +1,253 @@
 package translate
 
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/fanyi-go/translate/internal/lang"
+)
+
+// Probe defaults (see ProbePolicy).
+const (
+	defaultProbeInterval = 30 * time.Second
+	defaultProbeText     = "hello"
+	defaultProbeSource   = "en"
+	defaultProbeTarget   = "es"
+	defaultProbeFailures = 3
+)
+
+// probeBusyCalls is how many real calls an engine must have answered since the last probe
+// round to be spared a probe: recent real traffic is fresher and free evidence.
+const probeBusyCalls = 5
+
+func (p ProbePolicy) withDefaults() ProbePolicy {
+	if p.Interval == 0 {
+		p.Interval = defaultProbeInterval
+	}
+	if p.Text == "" {
+		p.Text = defaultProbeText
+	}
+	if p.Source == "" {
+		p.Source = defaultProbeSource
+	}
+	if p.Target == "" {
+		p.Target = defaultProbeTarget
+	}
+	if p.Failures == 0 {
+		p.Failures = defaultProbeFailures
+	}
+	if p.Expect != nil { // the caller keeps its map; the prober reads its own copy
+		m := make(map[string][]string, len(p.Expect))
+		for k, v := range p.Expect {
+			m[k] = append([]string(nil), v...)
+		}
+		p.Expect = m
+	}
+	return p
+}
+
 func (p *ProbePolicy) validate() error {
 	switch {
 	case p.Interval < 0:
 		return configError("ProbePolicy.Interval", "must not be negative")
 	case p.Failures < 0:
 		return configError("ProbePolicy.Failures", "must not be negative")
+	case p.Text != "" && strings.TrimSpace(p.Text) == "":
+		return configError("ProbePolicy.Text", "must not be blank")
+	case !utf8.ValidString(p.Text):
+		return configError("ProbePolicy.Text", "is not valid UTF-8")
+	case len(p.Text) > maxTextBytes:
+		return configError("ProbePolicy.Text", "exceeds 1 MiB")
+	}
+	d := p.withDefaults()
+	_, src, err := lang.Parse(d.Source)
+	if err != nil {
+		return configError("ProbePolicy.Source", "is not a valid BCP 47 tag")
+	}
+	_, tgt, err := lang.Parse(d.Target)
+	if err != nil {
+		return configError("ProbePolicy.Target", "is not a valid BCP 47 tag")
+	}
+	if src == tgt {
+		return configError("ProbePolicy.Target", "is the same language as Source")
 	}
 	return nil
 }
 
-func (c *Client) startProbes() {}
+// accepts reports whether answer passes the probe of engine: one of its Expect answers
+// (surrounding white space trimmed, case ignored), or any non-empty answer without any.
+func (p *ProbePolicy) accepts(engine, answer string) bool {
+	answer = strings.TrimSpace(answer)
+	want := p.Expect[engine]
+	if len(want) == 0 {
+		return answer != ""
+	}
+	for _, w := range want {
+		if strings.EqualFold(answer, strings.TrimSpace(w)) {
+			return true
+		}
+	}
+	return false
+}
+
+// manualProbeClock is implemented only by the Clock wrapper of export_test.go. A Client on
+// such a clock starts no probe loop: the test clock's Sleep returns at once, so it cannot
+// pace one, and the tests run rounds themselves with ProbeRoundForTest.
+type manualProbeClock interface{ manualProbes() }
+
+// startProbes starts the prober when WithProbes was given. It runs in New, before the
+// Client is shared. The prober's goroutines belong to the Client: Close closes c.stop,
+// which cancels the prober's context, and waits for them on c.wg.
+func (c *Client) startProbes() {
+	if c.probes == nil {
+		return
+	}
+	p := c.probes.withDefaults()
+	c.probes = &p
+	for name := range p.Expect {
+		if _, ok := c.byName[name]; !ok {
+			c.obs.warn("probe: Expect names no engine of this client", name)
+		}
+	}
+	if _, manual := c.clock.(manualProbeClock); manual {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	c.wg.Add(2)
+	go func() {
+		defer c.wg.Done()
+		<-c.stop
+		cancel()
+	}()
+	go func() {
+		defer c.wg.Done()
+		c.probeLoop(ctx)
+	}()
+}
+
+// probeLoop runs a probe round every Interval on the Client's clock until ctx is canceled.
+func (c *Client) probeLoop(ctx context.Context) {
+	for {
+		if err := c.clock.Sleep(ctx, c.probes.Interval); err != nil || ctx.Err() != nil {
+			return
+		}
+		c.probeRound(ctx)
+	}
+}
+
+// probeRound probes every engine that needs it, in parallel, and returns when all probes
+// are done. Each engine's count of real calls restarts at every round.
+func (c *Client) probeRound(ctx context.Context) {
+	if c.probes == nil || c.closed.Load() {
+		return
+	}
+	r, err := c.probeRequest()
+	if err != nil {
+		return // validated in New; unreachable
+	}
+	now := c.clock.Now().UnixNano()
+	var wg sync.WaitGroup
+	for _, e := range c.engines {
+		if e.served.Swap(0) >= probeBusyCalls {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.probe(ctx, e, r, now)
+		}()
+	}
+	wg.Wait()
+}
+
+// probeRequest builds the probe's request. It is only read by the probes of a round.
+func (c *Client) probeRequest() (*request, error) {
+	p := c.probes
+	src, err := c.langs.Lookup(p.Source)
+	if err != nil {
+		return nil, err
+	}
+	tgt, err := c.langs.Lookup(p.Target)
+	if err != nil {
+		return nil, err
+	}
+	r := &request{Request: Request{Text: p.Text, Source: p.Source, Target: p.Target},
+		src: src, srcID: src.ID, tgt: tgt, chars: runeCount(p.Text)}
+	r.id = c.newResult("").RequestID
+	return r, nil
+}
+
+// probe probes one engine, unless a probe would tell nothing or cost too much, and moves it
+// in or out of maintenance.
+func (c *Client) probe(ctx context.Context, e *engine, r *request, now int64) {
+	if e.setAside.Load() || now < e.outUntil.Load() || now < e.coolUntil.Load() ||
+		!e.supports(r.srcID, r.tgt.ID) {
+		return
+	}
+	// Busy: a probe must not take a rate token or a slot real traffic is waiting for.
+	if e.limiter != nil && !e.limiter.AllowN(c.clock.Now(), 1) {
+		return
+	}
+	if e.sem != nil {
+		select {
+		case e.sem <- struct{}{}:
+			defer func() { <-e.sem }()
+		default:
+			return
+		}
+	}
+	chars := int64(r.chars)
+	cost := float64(chars) * e.prof.CostPerMillion / 1e6
+	if !e.q.Reserve(chars, now) {
+		return
+	}
+	if e.prof.Class != ClassFree && !c.budget.Reserve(cost, now) {
+		e.q.Refund(chars)
+		return
+	}
+	out, lat, err := c.call(ctx, e, r, &EngineRequest{}, []string{r.Text},
+		time.Now().Add(e.prof.Timeout), 1)
+	if err != nil {
+		e.q.Refund(chars)
+		c.budget.Refund(cost)
+		if ctx.Err() != nil {
+			return // Close: not the engine's fault
+		}
+		switch kind := KindOf(err); {
+		case kind == KindUnsupported:
+			e.markUnsupported(r.srcID, r.tgt.ID)
+			return
+		case !breakerFailure(kind):
+			return // says nothing about the engine's health
+		}
+	}
+	pass := err == nil && c.probes.accepts(e.name, out.Texts[0])
+	e.h.record(pass, lat)
+	c.probed(e, pass)
+}
+
+// probed counts a probe's outcome: Failures failed probes in a row put the engine in
+// maintenance; a passing probe clears the count and takes it out.
+func (c *Client) probed(e *engine, pass bool) {
+	if pass {
+		e.probeFails.Store(0)
+		if e.maintenance.CompareAndSwap(true, false) {
+			c.obs.poolChanged(e.name, PoolMaintenance, e.routingPool())
+		}
+		return
+	}
+	if int(e.probeFails.Add(1)) >= c.probes.Failures && e.maintenance.CompareAndSwap(false, true) {
+		c.obs.poolChanged(e.name, e.routingPool(), PoolMaintenance)
+	}
+}
+
+// routingPool is the pool the engine stands in apart from maintenance.
+func (e *engine) routingPool() Pool {
+	if e.prof.FallbackOnly {
+		return PoolFallback
+	}
+	return e.view.Load().pool
+}

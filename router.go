@@ -74,6 +74,20 @@ type request struct {
 	userHash uint64
 	key      keyFields // computed once: pinned may be dropped on failover
 	id       string    // RequestID, given or generated
+	// ignoreBudget lifts the budget rule, to tell whether it is why no engine is left.
+	ignoreBudget bool
+}
+
+// budgetIsWhy reports whether the daily budget is what leaves r without candidates.
+func (c *Client) budgetIsWhy(r *request, excl *set, ph phase, now int64) bool {
+	if c.budget.Unlimited() {
+		return false
+	}
+	var buf [16]candidate
+	r.ignoreBudget = true
+	n := len(c.filter(r, excl, ph, now, buf[:0]))
+	r.ignoreBudget = false
+	return n > 0
 }
 
 // set is a small bitset of engine indices.
@@ -169,7 +183,7 @@ func (c *Client) classAllowed(e *engine, r *request, budgetFrac float64) bool {
 	if class == ClassPremium && r.Priority != PriorityHigh && r.pinned == nil {
 		return false
 	}
-	if c.budget.Unlimited() || class == ClassFree || e.prof.CostPerMillion == 0 {
+	if c.budget.Unlimited() || class == ClassFree || e.prof.CostPerMillion == 0 || r.ignoreBudget {
 		return true
 	}
 	if budgetFrac >= 1 {

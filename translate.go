@@ -353,8 +353,12 @@ type Budget struct {
 	EconomyAt float64 // fraction of Daily after which only free and standard engines serve; 0 means 0.8
 }
 
-// ProbePolicy configures active health probes. Zero fields mean the default written beside
-// them.
+// ProbePolicy configures active health probes (see WithProbes). Zero fields mean the default
+// written beside them; the zero value probes every 30s with "hello" from en to es, accepts
+// any non-empty answer and puts an engine in maintenance after 3 failed probes in a row.
+// Expect answers are compared with the engine's answer with surrounding white space trimmed
+// and case ignored; an engine with no entry (or an empty one) passes with any non-empty
+// answer. New copies the policy, so later changes to Expect have no effect.
 type ProbePolicy struct {
 	Interval       time.Duration       // 0 means 30s
 	Text           string              // "" means "hello"
@@ -438,6 +442,25 @@ func WithoutCache() Option { return func(o *options) { o.noCache = true } }
 func WithBudget(b Budget) Option { return func(o *options) { o.budget = b } }
 
 // WithProbes turns on active health probes. Default: off.
+//
+// Every p.Interval, waited on the Client's Clock, a background goroutine owned by the Client
+// (Close stops it and waits for it) translates p.Text from p.Source to p.Target once on each
+// engine, in parallel, with the engine's Timeout and the usual output checks. A probe fails
+// when the call fails in a way that counts against an engine (Unavailable, Timeout,
+// BadOutput, RateLimited, ...; see the Errors section) or when the answer is not one of
+// p.Expect[engine name]. Probes feed the engine's health statistics like real calls, but
+// never take or record a breaker permit. After p.Failures failed probes in a row the engine
+// goes to PoolMaintenance and gets no traffic; the first probe that passes brings it back
+// (Engines reports the pool; both moves are logged as pool changes).
+//
+// Probes cost money, so a round skips an engine when a probe would tell little or cost too
+// much: it answered 5 or more real calls since the last round; it is set aside, out of quota
+// or cooling down after a Retry-After; it has no rate-limit token or concurrency slot free;
+// it does not translate p.Source to p.Target; or the probe does not fit its quota or the
+// daily budget. A probe is charged like a request: its characters count in the engine's
+// quota and, for engines not of ClassFree, its cost in the daily budget; a failed call is
+// refunded. A call that fails with a Kind that says nothing of the engine's health
+// (Unsupported, InvalidInput, TextTooLong) neither passes nor fails.
 func WithProbes(p ProbePolicy) Option { return func(o *options) { o.probes = &p } }
 
 // WithLogger sets the logger: debug per attempt, warn on breaker and pool transitions; never

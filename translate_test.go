@@ -338,3 +338,16 @@ func TestTextTooLongResegmentsSmaller(t *testing.T) {
 		}
 	}
 }
+
+func TestSpentBudgetIsBudgetExceeded(t *testing.T) {
+	paid := fake.New("paid")
+	c := newClient(t, translate.WithClock(newClock()), translate.WithBudget(translate.Budget{Daily: 0.1}),
+		translate.WithEngine(paid, translate.Profile{CostPerMillion: 10000}))
+	if _, err := c.Translate(context.Background(), req("text 00001")); err != nil { // 0.1 credit
+		t.Fatal(err)
+	}
+	_, err := c.Translate(context.Background(), req("text 00002"))
+	if !errors.Is(err, translate.ErrBudgetExceeded) {
+		t.Fatalf("err = %v, want ErrBudgetExceeded", err)
+	}
+}
