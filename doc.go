@@ -112,11 +112,45 @@
 //
 // # Observability
 //
-// The Client reports to the OpenTelemetry providers given with WithTracerProvider and
-// WithMeterProvider (the global ones by default): a span per request and one per attempt,
-// and metrics under the translate. prefix (requests, attempts by engine and outcome,
-// latencies, breaker transitions, fallbacks, cache hits, cost and characters by engine,
-// routing decision time, quota left). WithLogger logs each attempt at debug level and
-// breaker and pool transitions at warn level. No credential and no customer text ever
-// reaches a span, a metric or a log: texts appear as lengths and hashes only.
+// A Client reports through OpenTelemetry and log/slog. Spans and metrics go to the providers
+// given with WithTracerProvider and WithMeterProvider — by default the global ones
+// (otel.GetTracerProvider, otel.GetMeterProvider) — under the instrumentation scope
+// "github.com/fanyi-go/translate". While no global tracer provider has been set the Client
+// makes no spans at all; it starts as soon as one is set.
+//
+// Every Translate call is one span, "translate.Translate" (kind internal), and every engine
+// call a child span, "translate.attempt" (kind client). Attempt spans carry translate.engine,
+// translate.attempt (1-based, as in Result.Attempts), translate.fallback (the engine is in the
+// fallback pool) and translate.outcome ("ok" or the Kind, such as "rate_limited"). Request
+// spans carry translate.outcome, translate.cache_hit, translate.degraded, translate.fallback
+// (served by a fallback-only engine), translate.engine, translate.attempts,
+// translate.request_id and translate.text_len (code points). A failed span has status Error
+// with the Kind as its description and error.type set to the Kind; error messages are never
+// recorded.
+//
+// Metrics (attributes in brackets; outcome is "ok" or a Kind's name):
+//
+//	translate.requests                   {request}     counter    [outcome, cache_hit, degraded]
+//	translate.request.duration           s             histogram  [outcome, cache_hit, degraded]
+//	translate.attempts                   {attempt}     counter    [engine, outcome]
+//	translate.attempt.duration           s             histogram  [engine]
+//	translate.breaker.transitions        {transition}  counter    [engine, from, to]
+//	translate.degradations               {request}     counter    [how = stale_cache | fallback_engine]
+//	translate.cache.lookups              {lookup}      counter    [hit]
+//	translate.cost                       {credit}      counter    [engine]
+//	translate.chars                      {char}        counter    [engine]
+//	translate.routing.decision.duration  s             histogram  (one decision in 16 is timed)
+//	translate.quota.left                 {char}        gauge      [engine] (-1 when unlimited)
+//
+// cache_hit is true for every answer made without an engine call: a fresh cache entry, an
+// identical request in flight, or a repeated RequestID. translate.cost and translate.chars
+// count successful engine calls, so a text split across engines is credited to each.
+//
+// With WithLogger, the Client logs at debug level each attempt ("translate: attempt": engine,
+// attempt, latency, outcome) and each request ("translate: request": request_id, text_len,
+// text_hash, outcome, latency, cache_hit, degraded, engine), and at warn level breaker and
+// pool transitions and engines set aside (unauthorized, quota exhausted). No log line, span
+// or metric ever carries a credential or the customer's text: only its length and text_hash,
+// the first 8 hex digits of an HMAC-SHA256 under a key drawn for each Client, which matches
+// equal texts within one Client and nothing else.
 package translate

@@ -118,17 +118,25 @@ func (c *Client) attemptLoop(ctx context.Context, r *request, j *job, ph phase, 
 		}
 		st.now = 0
 		if cur == nil {
-			t0 := time.Now()
+			var t0 time.Time
+			timed := c.obs.timeDecision()
+			if timed {
+				t0 = time.Now()
+			}
 			cands := c.filter(r, &st.excl, ph, now, cbuf[:0])
 			if len(cands) == 0 {
 				if c.budgetIsWhy(r, &st.excl, ph, now) {
 					st.budgetHit = true
 				}
-				c.obs.decision(time.Since(t0))
+				if timed {
+					c.obs.decision(time.Since(t0))
+				}
 				return st.fail(KindNoEngine, "no engine available")
 			}
 			cur = c.pick(r, cands)
-			c.obs.decision(time.Since(t0))
+			if timed {
+				c.obs.decision(time.Since(t0))
+			}
 			if st.called != nil && st.called != cur {
 				if st.switches >= c.retry.MaxSwitches && ph == phaseNormal {
 					return st.fail(KindNoEngine, "switch limit reached")
@@ -232,6 +240,7 @@ func (c *Client) attemptLoop(ctx context.Context, r *request, j *job, ph phase, 
 			j.next += n
 			j.credit(e.name)
 			j.cost += cost
+			c.obs.cost(ctx, e, cost, chars)
 			j.billed += out.BilledChars
 			if j.srcTag == "" && out.Source != (languageUnd) {
 				j.srcTag = out.Source.String()
@@ -446,7 +455,7 @@ func noop() {}
 func (c *Client) call(ctx context.Context, e *engine, r *request, req *EngineRequest, texts []string, deadline time.Time, n int) (res *EngineResult, lat time.Duration, err error) {
 	actx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	actx, span := c.obs.attemptStart(actx, e.name, n)
+	actx, span := c.obs.attemptStart(actx, e, n)
 	*req = EngineRequest{Texts: texts, Target: r.tgt.Tag, Scene: r.Scene, Style: r.Style, RequestID: r.id}
 	if r.src != nil {
 		req.Source = r.src.Tag
@@ -462,7 +471,7 @@ func (c *Client) call(ctx context.Context, e *engine, r *request, req *EngineReq
 	}()
 	lat = time.Since(t0)
 	err = c.check(actx, ctx, e, r, texts, res, err)
-	c.obs.attemptEnd(actx, span, e.name, lat, err)
+	c.obs.attemptEnd(actx, span, e, n, lat, err)
 	if err != nil {
 		return nil, lat, err
 	}

@@ -2,56 +2,425 @@ package translate
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
 	"log/slog"
+	"reflect"
+	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
 )
 
-// observer is where the Client reports what happens: spans, metrics and logs. Every method
-// is cheap when nothing listens.
-type observer struct {
-	log *slog.Logger // nil: no logging
-}
+// scopeName is the instrumentation scope of the Client's tracer and meter.
+const scopeName = "github.com/fanyi-go/translate"
 
-func newObserver(c *Client, o options) (*observer, error) {
-	return &observer{log: o.logger}, nil
-}
+// Span names.
+const (
+	spanRequest = "translate.Translate"
+	spanAttempt = "translate.attempt"
+)
 
-func (o *observer) requestStart(ctx context.Context) (context.Context, trace.Span) {
-	return ctx, nil
-}
+// Span attribute keys. Metric attributes use the same names without the "translate."
+// prefix (the metric name scopes them).
+const (
+	attrEngine    = attribute.Key("translate.engine")
+	attrAttempt   = attribute.Key("translate.attempt")
+	attrAttempts  = attribute.Key("translate.attempts")
+	attrOutcome   = attribute.Key("translate.outcome")
+	attrCacheHit  = attribute.Key("translate.cache_hit")
+	attrDegraded  = attribute.Key("translate.degraded")
+	attrFallback  = attribute.Key("translate.fallback")
+	attrRequestID = attribute.Key("translate.request_id")
+	attrTextLen   = attribute.Key("translate.text_len")
+	attrErrorType = attribute.Key("error.type")
+)
 
-func (o *observer) requestEnd(ctx context.Context, span trace.Span, res *Result, err error, d time.Duration) {
-}
+// Degradation paths, as passed to observer.degraded and used in the "how" attribute.
+const (
+	howStaleCache     = "stale_cache"
+	howFallbackEngine = "fallback_engine"
+)
 
-func (o *observer) attemptStart(ctx context.Context, engine string, n int) (context.Context, trace.Span) {
-	return ctx, nil
-}
+// numOutcomes counts the outcomes of a request or an attempt: "ok" and every Kind.
+const numOutcomes = len(kindNames) + 1
 
-func (o *observer) attemptEnd(ctx context.Context, span trace.Span, engine string, d time.Duration, err error) {
-	if o.log != nil && o.log.Enabled(ctx, slog.LevelDebug) {
-		o.log.LogAttrs(ctx, slog.LevelDebug, "translate: attempt", slog.String("engine", engine),
-			slog.Duration("latency", d), slog.String("outcome", outcome(err)))
-	}
-}
-
-func outcome(err error) string {
+// outcomeIndex maps err to 0 for success and 1+Kind for a failure.
+func outcomeIndex(err error) int {
 	if err == nil {
+		return 0
+	}
+	k := KindOf(err)
+	if int(k) >= len(kindNames) {
+		k = KindUnknown
+	}
+	return int(k) + 1
+}
+
+func outcomeName(i int) string {
+	if i == 0 {
 		return "ok"
 	}
-	return KindOf(err).String()
+	return kindNames[i-1]
 }
 
-func (o *observer) decision(d time.Duration) {}
+// measureOpts is one precomputed attribute set, ready to pass to Add, Record or Observe, so
+// that recording allocates nothing.
+type measureOpts struct {
+	add []metric.AddOption
+	rec []metric.RecordOption
+	obs []metric.ObserveOption
+}
 
-func (o *observer) cacheLookup(hit bool) {}
+func newMeasureOpts(kvs ...attribute.KeyValue) measureOpts {
+	o := metric.WithAttributeSet(attribute.NewSet(kvs...))
+	return measureOpts{add: []metric.AddOption{o}, rec: []metric.RecordOption{o}, obs: []metric.ObserveOption{o}}
+}
 
-func (o *observer) degraded(how string) {}
+// engineTel is what the observer precomputes for one engine.
+type engineTel struct {
+	engine   measureOpts              // engine=<name>
+	attempts [numOutcomes]measureOpts // engine=<name>, outcome=<ok|kind>
+	span     attribute.KeyValue       // translate.engine=<name>
+}
 
-func (o *observer) cost(engine string, credits float64, chars int) {}
+// observer is where the Client reports what happens: spans, metrics and logs. Every method
+// is cheap when nothing listens: attribute sets are built once, in newObserver, and span
+// attributes only for recording spans. An observer is safe for concurrent use.
+type observer struct {
+	log     *slog.Logger // nil: no logging
+	hashKey []byte       // HMAC key for text_hash in logs; random per Client
+	tracer  trace.Tracer // nil: no tracing (an explicit no-op provider)
+	// unsetGlobal is the global tracer provider as New found it when it was the API's own
+	// delegating provider, before any otel.SetTracerProvider; nil otherwise. While
+	// otel.GetTracerProvider still returns it no SDK is installed, and spans are skipped
+	// altogether: the delegate's non-recording spans cost three allocations each.
+	unsetGlobal trace.TracerProvider
+
+	reqStart []trace.SpanStartOption
+	attStart []trace.SpanStartOption
+
+	requests     metric.Int64Counter
+	requestDur   metric.Float64Histogram
+	attempts     metric.Int64Counter
+	attemptDur   metric.Float64Histogram
+	breakerMoves metric.Int64Counter
+	degradations metric.Int64Counter
+	cacheLookups metric.Int64Counter
+	credits      metric.Float64Counter
+	chars        metric.Int64Counter
+	decisionDur  metric.Float64Histogram
+	quotaLeft    metric.Int64ObservableGauge
+	quotaReg     metric.Registration
+
+	engines   []engineTel                    // by engine index
+	req       [numOutcomes][2][2]measureOpts // outcome, cache_hit, degraded
+	hit       [2]measureOpts                 // hit=false, hit=true
+	how       [2]measureOpts                 // stale_cache, fallback_engine
+	noAttrs   measureOpts
+	decisions atomic.Uint32 // counts routing decisions; one in decisionEvery is timed
+}
+
+// decisionEvery is how often a routing decision is timed: its two clock reads cost as much
+// as the decision itself.
+const decisionEvery = 16
+
+func newObserver(c *Client, o options) (*observer, error) {
+	ob := &observer{log: o.logger}
+	if ob.log != nil {
+		ob.hashKey = make([]byte, 32)
+		rand.Read(ob.hashKey)
+	}
+
+	tp := o.tracerProvider
+	if tp == nil {
+		tp = otel.GetTracerProvider()
+	}
+	if t := reflect.TypeOf(tp); t.Kind() == reflect.Pointer && t.Elem().PkgPath() == "go.opentelemetry.io/otel/internal/global" {
+		ob.unsetGlobal = tp // the API's delegate: no SDK installed yet
+	}
+	if _, isNoop := tp.(tracenoop.TracerProvider); !isNoop {
+		ob.tracer = tp.Tracer(scopeName)
+	}
+	ob.reqStart = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindInternal)}
+	ob.attStart = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient)}
+
+	mp := o.meterProvider
+	if mp == nil {
+		mp = otel.GetMeterProvider()
+	}
+	m := mp.Meter(scopeName)
+	var errs []error
+	check := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	// Histogram bucket boundaries, in seconds: requests and attempts take from a fraction
+	// of a millisecond (cache hits) to the 8s deadline; a routing decision takes about a
+	// microsecond.
+	latencyBuckets := metric.WithExplicitBucketBoundaries(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
+	decisionBuckets := metric.WithExplicitBucketBoundaries(1e-7, 2.5e-7, 5e-7, 1e-6, 2.5e-6, 5e-6, 1e-5, 2.5e-5, 5e-5, 1e-4, 1e-3)
+	var err error
+	ob.requests, err = m.Int64Counter("translate.requests", metric.WithUnit("{request}"),
+		metric.WithDescription("Requests answered, by outcome (ok or the error Kind), cache hit and degradation."))
+	check(err)
+	ob.requestDur, err = m.Float64Histogram("translate.request.duration", metric.WithUnit("s"),
+		metric.WithDescription("Duration of Translate calls, end to end."),
+		latencyBuckets)
+	check(err)
+	ob.attempts, err = m.Int64Counter("translate.attempts", metric.WithUnit("{attempt}"),
+		metric.WithDescription("Engine calls, by engine and outcome (ok or the error Kind)."))
+	check(err)
+	ob.attemptDur, err = m.Float64Histogram("translate.attempt.duration", metric.WithUnit("s"),
+		metric.WithDescription("Duration of engine calls, by engine."),
+		latencyBuckets)
+	check(err)
+	ob.breakerMoves, err = m.Int64Counter("translate.breaker.transitions", metric.WithUnit("{transition}"),
+		metric.WithDescription("Circuit breaker state changes, by engine and states."))
+	check(err)
+	ob.degradations, err = m.Int64Counter("translate.degradations", metric.WithUnit("{request}"),
+		metric.WithDescription("Requests answered by a degradation path: a stale cache entry or a fallback-only engine."))
+	check(err)
+	ob.cacheLookups, err = m.Int64Counter("translate.cache.lookups", metric.WithUnit("{lookup}"),
+		metric.WithDescription("Cache lookups, by hit (a fresh entry) or miss."))
+	check(err)
+	ob.credits, err = m.Float64Counter("translate.cost", metric.WithUnit("{credit}"),
+		metric.WithDescription("Credits charged for successful engine calls, by engine."))
+	check(err)
+	ob.chars, err = m.Int64Counter("translate.chars", metric.WithUnit("{char}"),
+		metric.WithDescription("Standard characters (code points) translated by successful engine calls, by engine."))
+	check(err)
+	ob.decisionDur, err = m.Float64Histogram("translate.routing.decision.duration", metric.WithUnit("s"),
+		metric.WithDescription("Duration of routing decisions (filter, score, pick), sampled one in 16."),
+		decisionBuckets)
+	check(err)
+	ob.quotaLeft, err = m.Int64ObservableGauge("translate.quota.left", metric.WithUnit("{char}"),
+		metric.WithDescription("Standard characters left in the engine's quota period; -1 when unlimited."))
+	check(err)
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("translate: telemetry: %w", errors.Join(errs...))
+	}
+
+	ob.engines = make([]engineTel, len(c.engines))
+	for i, e := range c.engines {
+		et := &ob.engines[i]
+		et.engine = newMeasureOpts(attribute.String("engine", e.name))
+		for k := range et.attempts {
+			et.attempts[k] = newMeasureOpts(attribute.String("engine", e.name), attribute.String("outcome", outcomeName(k)))
+		}
+		et.span = attrEngine.String(e.name)
+	}
+	for k := range ob.req {
+		for h := range 2 {
+			for d := range 2 {
+				ob.req[k][h][d] = newMeasureOpts(attribute.String("outcome", outcomeName(k)),
+					attribute.Bool("cache_hit", h == 1), attribute.Bool("degraded", d == 1))
+			}
+		}
+	}
+	ob.hit[0] = newMeasureOpts(attribute.Bool("hit", false))
+	ob.hit[1] = newMeasureOpts(attribute.Bool("hit", true))
+	ob.how[0] = newMeasureOpts(attribute.String("how", howStaleCache))
+	ob.how[1] = newMeasureOpts(attribute.String("how", howFallbackEngine))
+	ob.noAttrs = newMeasureOpts()
+
+	engines := c.engines
+	ob.quotaReg, err = m.RegisterCallback(func(_ context.Context, obs metric.Observer) error {
+		now := c.clock.Now().UnixNano()
+		for i, e := range engines {
+			left := e.q.Left(now)
+			if left != 0 && now < e.outUntil.Load() {
+				left = 0 // the vendor said the quota is spent
+			}
+			obs.ObserveInt64(ob.quotaLeft, left, ob.engines[i].engine.obs...)
+		}
+		return nil
+	}, ob.quotaLeft)
+	if err != nil {
+		return nil, fmt.Errorf("translate: telemetry: %w", err)
+	}
+	return ob, nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// tracing reports whether spans are made: a provider was given, or the global one is set.
+func (o *observer) tracing() bool {
+	return o.tracer != nil && (o.unsetGlobal == nil || otel.GetTracerProvider() != o.unsetGlobal)
+}
+
+// requestStart starts the request's span. The span is nil when tracing is off.
+func (o *observer) requestStart(ctx context.Context) (context.Context, trace.Span) {
+	if !o.tracing() {
+		return ctx, nil
+	}
+	return o.tracer.Start(ctx, spanRequest, o.reqStart...)
+}
+
+// requestEnd records a finished request: res is nil when err is not.
+func (o *observer) requestEnd(ctx context.Context, span trace.Span, r *request, res *Result, err error, d time.Duration) {
+	oc := outcomeIndex(err)
+	var hit, degraded bool
+	if res != nil {
+		hit, degraded = res.FromCache, res.Degraded
+	}
+	set := &o.req[oc][b2i(hit)][b2i(degraded)]
+	o.requests.Add(ctx, 1, set.add...)
+	o.requestDur.Record(ctx, d.Seconds(), set.rec...)
+	if span != nil {
+		if span.IsRecording() {
+			attrs := make([]attribute.KeyValue, 0, 10)
+			attrs = append(attrs, attrOutcome.String(outcomeName(oc)), attrCacheHit.Bool(hit),
+				attrDegraded.Bool(degraded), attrFallback.Bool(degraded && !hit),
+				attrTextLen.Int(textLen(r)))
+			if id := requestIDOf(r, res); id != "" {
+				attrs = append(attrs, attrRequestID.String(id))
+			}
+			if res != nil {
+				attrs = append(attrs, attrAttempts.Int(len(res.Attempts)))
+				if res.Engine != "" {
+					attrs = append(attrs, attrEngine.String(res.Engine))
+				}
+			} else {
+				var ae *Error
+				if errors.As(err, &ae) {
+					attrs = append(attrs, attrAttempts.Int(len(ae.Attempts)))
+				}
+				attrs = append(attrs, attrErrorType.String(outcomeName(oc)))
+				span.SetStatus(codes.Error, outcomeName(oc))
+			}
+			span.SetAttributes(attrs...)
+		}
+		span.End()
+	}
+	if o.log != nil && o.log.Enabled(ctx, slog.LevelDebug) {
+		attrs := []slog.Attr{slog.String("request_id", requestIDOf(r, res)),
+			slog.Int("text_len", textLen(r)), slog.String("text_hash", o.textHash(r.Text)),
+			slog.String("outcome", outcomeName(oc)), slog.Duration("latency", d),
+			slog.Bool("cache_hit", hit), slog.Bool("degraded", degraded)}
+		if res != nil && res.Engine != "" {
+			attrs = append(attrs, slog.String("engine", res.Engine))
+		}
+		o.log.LogAttrs(ctx, slog.LevelDebug, "translate: request", attrs...)
+	}
+}
+
+// textLen is the length of the request's text in code points.
+func textLen(r *request) int {
+	if r.chars > 0 || r.Text == "" {
+		return r.chars
+	}
+	return runeCount(r.Text) // the request failed validation before it was counted
+}
+
+func requestIDOf(r *request, res *Result) string {
+	if res != nil {
+		return res.RequestID
+	}
+	if r.id != "" {
+		return r.id
+	}
+	return r.RequestID
+}
+
+// textHash is a short keyed hash of a text, to correlate log lines without logging the
+// text: the first 8 hex digits of HMAC-SHA256 under a key drawn for each Client.
+func (o *observer) textHash(s string) string {
+	h := hmac.New(sha256.New, o.hashKey)
+	h.Write([]byte(s))
+	var sum [sha256.Size]byte
+	return hex.EncodeToString(h.Sum(sum[:0])[:4])
+}
+
+// attemptStart starts the span of attempt n (1-based, as in Result.Attempts) on e.
+func (o *observer) attemptStart(ctx context.Context, e *engine, n int) (context.Context, trace.Span) {
+	if !o.tracing() {
+		return ctx, nil
+	}
+	ctx, span := o.tracer.Start(ctx, spanAttempt, o.attStart...)
+	if span.IsRecording() {
+		span.SetAttributes(o.engines[e.idx].span, attrAttempt.Int(n),
+			attrFallback.Bool(e.fallbackOnly(e.view.Load())))
+	}
+	return ctx, span
+}
+
+// attemptEnd records attempt n on e, which took d and failed with err (nil: success).
+func (o *observer) attemptEnd(ctx context.Context, span trace.Span, e *engine, n int, d time.Duration, err error) {
+	oc := outcomeIndex(err)
+	et := &o.engines[e.idx]
+	o.attempts.Add(ctx, 1, et.attempts[oc].add...)
+	o.attemptDur.Record(ctx, d.Seconds(), et.engine.rec...)
+	if span != nil {
+		if span.IsRecording() {
+			span.SetAttributes(attrOutcome.String(outcomeName(oc)))
+			if err != nil {
+				span.SetAttributes(attrErrorType.String(outcomeName(oc)))
+				span.SetStatus(codes.Error, outcomeName(oc))
+			}
+		}
+		span.End()
+	}
+	if o.log != nil && o.log.Enabled(ctx, slog.LevelDebug) {
+		o.log.LogAttrs(ctx, slog.LevelDebug, "translate: attempt", slog.String("engine", e.name),
+			slog.Int("attempt", n), slog.Duration("latency", d), slog.String("outcome", outcomeName(oc)))
+	}
+}
+
+// timeDecision reports whether the caller should time the next routing decision and pass
+// the duration to decision: one decision in decisionEvery, when anyone records it.
+func (o *observer) timeDecision() bool {
+	return o.decisions.Add(1)%decisionEvery == 1 && o.decisionDur.Enabled(context.Background())
+}
+
+// decision records the duration of a routing decision timed after timeDecision said so.
+func (o *observer) decision(d time.Duration) {
+	o.decisionDur.Record(context.Background(), d.Seconds(), o.noAttrs.rec...)
+}
+
+func (o *observer) cacheLookup(hit bool) {
+	o.cacheLookups.Add(context.Background(), 1, o.hit[b2i(hit)].add...)
+}
+
+// degraded records an answer served by a degradation path: howStaleCache or
+// howFallbackEngine.
+func (o *observer) degraded(how string) {
+	switch how {
+	case howStaleCache:
+		o.degradations.Add(context.Background(), 1, o.how[0].add...)
+	case howFallbackEngine:
+		o.degradations.Add(context.Background(), 1, o.how[1].add...)
+	default:
+		o.degradations.Add(context.Background(), 1, metric.WithAttributes(attribute.String("how", how)))
+	}
+}
+
+// cost records a successful engine call on e: the credits it cost and the standard
+// characters it translated.
+func (o *observer) cost(ctx context.Context, e *engine, credits float64, chars int) {
+	set := o.engines[e.idx].engine.add
+	o.credits.Add(ctx, credits, set...)
+	o.chars.Add(ctx, int64(chars), set...)
+}
 
 func (o *observer) breakerChanged(engine string, from, to BreakerState) {
+	o.breakerMoves.Add(context.Background(), 1, metric.WithAttributes(attribute.String("engine", engine),
+		attribute.String("from", from.String()), attribute.String("to", to.String())))
 	if o.log != nil {
 		o.log.LogAttrs(context.Background(), slog.LevelWarn, "translate: breaker "+to.String(),
 			slog.String("engine", engine), slog.String("from", from.String()), slog.String("to", to.String()))
@@ -71,4 +440,11 @@ func (o *observer) warn(msg, engine string) {
 	}
 }
 
-func (o *observer) close() {}
+// close unregisters the quota gauge's callback.
+func (o *observer) close() {
+	if o.quotaReg != nil {
+		if err := o.quotaReg.Unregister(); err != nil {
+			otel.Handle(err)
+		}
+	}
+}

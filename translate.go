@@ -856,11 +856,11 @@ func (c *Client) Translate(ctx context.Context, req Request) (*Result, error) {
 	ctx, span := c.obs.requestStart(ctx)
 	var r request
 	if err := c.prepare(&req, &r); err != nil {
-		c.obs.requestEnd(ctx, span, nil, err, time.Since(t0))
+		c.obs.requestEnd(ctx, span, &r, nil, err, time.Since(t0))
 		return nil, err
 	}
 	res, err := c.translate(ctx, &r, now, t0)
-	c.obs.requestEnd(ctx, span, res, err, time.Since(t0))
+	c.obs.requestEnd(ctx, span, &r, res, err, time.Since(t0))
 	return res, err
 }
 
@@ -992,7 +992,6 @@ func (c *Client) run(ctx context.Context, r *request, b *resultBuf, stale *cache
 		res.Source = j.srcTag
 	}
 	res.Latency = time.Since(t0)
-	c.obs.cost(res.Engine, res.Cost, r.chars)
 	return res, nil
 }
 

@@ -7,7 +7,9 @@
 // Each call to [Engine.Translate] goes through these steps, in order:
 //
 //  1. The request is logged (a deep copy, see [Engine.Requests]) and counted ([Engine.Calls]).
-//  2. If ctx is already done, the call fails at once with the context error.
+//  2. If ctx is already done, the call fails at once with a *[translate.Error] of
+//     [translate.KindTimeout] (deadline exceeded) or [translate.KindCanceled] whose Err is
+//     ctx.Err(), so errors.Is(err, ctx.Err()) holds.
 //  3. The hook set by [WithHook] runs; a non-nil error fails the call with that error as is.
 //  4. The outcome is decided: the next scripted [Outcome] ([Engine.Script]) if any; else a
 //     failure when the engine is down ([Engine.Down]); else a failure drawn from the
@@ -16,9 +18,8 @@
 //  5. A successful outcome checks the quota: a call whose code points exceed what is left
 //     fails with [translate.KindQuotaExhausted] (status 456) and consumes nothing.
 //  6. The call waits its latency, whatever the outcome (failing engines can be slow too).
-//     If ctx is done during the wait, the call fails with a [translate.Error] of
-//     [translate.KindTimeout] (deadline exceeded) or [translate.KindCanceled], and gives
-//     back the quota it had reserved.
+//     If ctx is done during the wait, the call fails with the same error as in step 2, and
+//     gives back the quota it had reserved.
 //  7. The outcome is returned: a *[translate.Error] for a failure, or the translated texts.
 //
 // Failures are *[translate.Error] values with Kind, Engine (the fake's name), StatusCode,
