@@ -1,0 +1,63 @@
+package httpx
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fanyi-go/translate"
+)
+
+func TestRetryAfter(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	for in, want := range map[string]time.Duration{
+		"": 0, "3": 3 * time.Second, "1.5": 1500 * time.Millisecond, "-1": 0, "soon": 0,
+		now.Add(90 * time.Second).Format(http.TimeFormat): 90 * time.Second,
+	} {
+		h := http.Header{}
+		if in != "" {
+			h.Set("Retry-After", in)
+		}
+		if got := RetryAfter(h, now); got != want {
+			t.Errorf("RetryAfter(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
+
+func TestStatusKind(t *testing.T) {
+	for code, want := range map[int]translate.Kind{
+		400: translate.KindInvalidInput, 401: translate.KindUnauthorized, 403: translate.KindUnauthorized,
+		408: translate.KindTimeout, 413: translate.KindTextTooLong, 429: translate.KindRateLimited,
+		500: translate.KindUnavailable, 503: translate.KindUnavailable, 302: translate.KindUnknown,
+	} {
+		if got := StatusKind(code); got != want {
+			t.Errorf("StatusKind(%d) = %v, want %v", code, got, want)
+		}
+	}
+}
+
+func TestTransportErrorHidesKeyInURL(t *testing.T) {
+	err := &url.Error{Op: "Post", URL: "https://api.example/v2?key=SECRET123", Err: errors.New("connection refused")}
+	got := TransportError(context.Background(), "x", err, "SECRET123")
+	if strings.Contains(got.Error(), "SECRET123") || translate.KindOf(got) != translate.KindUnavailable {
+		t.Fatalf("got %v", got)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if got := TransportError(ctx, "x", err); !errors.Is(got, context.Canceled) || translate.KindOf(got) != translate.KindCanceled {
+		t.Fatalf("canceled: got %v", got)
+	}
+}
+
+func TestRedactAndTruncate(t *testing.T) {
+	if got := Redact("key abc and abc", "abc", ""); got != "key [REDACTED] and [REDACTED]" {
+		t.Errorf("Redact = %q", got)
+	}
+	if got := Truncate("héllo", 2); got != "h…" {
+		t.Errorf("Truncate = %q", got)
+	}
+}
