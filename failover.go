@@ -8,6 +8,8 @@ import (
 	"time"
 	"unicode"
 
+	"golang.org/x/text/language"
+
 	"github.com/fanyi-go/translate/internal/placeholder"
 	"github.com/fanyi-go/translate/internal/segment"
 )
@@ -38,7 +40,6 @@ type job struct {
 	out      []string // translations of split.Parts[:next]
 	next     int
 	by       []string // engines that translated parts, in order, without repeats
-	maxUsed  int      // the MaxChars the text was last split for; 0 when unsplit
 	forceMax int      // after a TextTooLong answer: split the rest this small
 	cost     float64
 	billed   int64
@@ -82,7 +83,6 @@ func (j *job) prepare(r *request, e *engine, maxChars int) {
 	if changed {
 		j.split.Parts = append(j.split.Parts[:j.next:j.next], parts...)
 		j.split.Seps = append(j.split.Seps[:j.next:j.next], seps...)
-		j.maxUsed = maxChars
 	}
 }
 
@@ -242,7 +242,7 @@ func (c *Client) attemptLoop(ctx context.Context, r *request, j *job, ph phase, 
 			j.cost += cost
 			c.obs.cost(ctx, e, cost, chars)
 			j.billed += out.BilledChars
-			if j.srcTag == "" && out.Source != (languageUnd) {
+			if j.srcTag == "" && out.Source != language.Und {
 				j.srcTag = out.Source.String()
 			}
 			if j.done() {
@@ -515,7 +515,7 @@ func (c *Client) check(actx, ctx context.Context, e *engine, r *request, texts [
 		if lost := placeholder.Lost(src, out); lost != nil {
 			return &Error{Kind: KindBadOutput, Engine: e.name, Message: fmt.Sprintf("translation lost %d placeholder(s)", len(lost))}
 		}
-		if out == src && untranslatable(src) == false && r.src != nil && r.src.Key != r.tgt.Key {
+		if out == src && !untranslatable(src) && r.src != nil && r.src.Key != r.tgt.Key {
 			return &Error{Kind: KindBadOutput, Engine: e.name, Message: "text came back untranslated"}
 		}
 	}

@@ -1,7 +1,6 @@
 package translate
 
 import (
-	"hash/maphash"
 	"math"
 	"math/rand/v2"
 	"sync"
@@ -279,8 +278,6 @@ func mix(x uint64) uint64 {
 
 // unit maps x to (0,1).
 func unit(x uint64) float64 { return (float64(x>>11) + 0.5) / (1 << 53) }
-
-func hashString(seed maphash.Seed, s string) uint64 { return maphash.String(seed, s) }
 
 // fold folds every engine's statistics into its view when HealthEvery has passed. It runs on
 // the request path in whichever goroutine first sees the fold due; others go on at once.

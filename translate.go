@@ -492,8 +492,6 @@ func configError(field, msg string) error {
 	return &Error{Kind: KindInvalidInput, Message: "config: " + field + " " + msg}
 }
 
-var languageUnd = language.Und
-
 // Client translates through its engines. It is safe for concurrent use; create it with New
 // and Close it when done.
 type Client struct {
@@ -678,7 +676,7 @@ func (c *Client) newEngine(i int, spec engineSpec, bp BreakerPolicy, start time.
 	}
 	e := &engine{idx: i, name: name, eng: spec.e, prof: p, langs: langs,
 		br: newBreakers(bp, c.clock.Now), q: quota.New(p.Quota, p.QuotaPeriod, start),
-		nameHash: hashString(c.hashSeed, name), cost: CostScore(p.CostPerMillion)}
+		nameHash: maphash.String(c.hashSeed, name), cost: CostScore(p.CostPerMillion)}
 	for s := range sceneNames {
 		e.quality[s] = p.Quality
 		if q, ok := p.SceneQuality[Scene(s)]; ok {
@@ -770,14 +768,14 @@ func (c *Client) prepare(req *Request, r *request) error {
 		r.pinned = e
 	}
 	r.chars = runeCount(req.Text)
-	h := hashString(c.hashSeed, req.Text)
+	h := maphash.String(c.hashSeed, req.Text)
 	r.hash = mix(h ^ uint64(r.srcID)<<40 ^ uint64(tgt.ID)<<20 ^ uint64(req.Scene)<<8 ^ uint64(req.Style)<<4)
 	if r.pinned != nil {
 		r.hash = mix(r.hash ^ r.pinned.nameHash)
 	}
 	r.key = r.keyFields()
 	if req.UserID != "" {
-		r.userHash = hashString(c.hashSeed, req.UserID)
+		r.userHash = maphash.String(c.hashSeed, req.UserID)
 	}
 	return nil
 }
@@ -953,13 +951,10 @@ func (c *Client) run(ctx context.Context, r *request, b *resultBuf, stale *cache
 		}
 		pinned := r.pinned
 		r.pinned = nil
-		if ferr := c.attemptLoop(ctx, r, &j, phaseFallback, &st, res); ferr == nil {
+		// A failed fallback keeps the normal pool's error; its attempts are added below.
+		if c.attemptLoop(ctx, r, &j, phaseFallback, &st, res) == nil {
 			err, degraded = nil, true
 			c.obs.degraded("fallback_engine")
-		} else if KindOf(ferr) != KindNoEngine || st.lastErr == nil {
-			if ctx.Err() != nil {
-				err = ferr
-			}
 		}
 		r.pinned = pinned
 	}
