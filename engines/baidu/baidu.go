@@ -149,9 +149,9 @@ func New(appID, secret string, opts ...Option) (*Engine, error) {
 	case c.maxChars <= 0:
 		return nil, invalid("WithMaxChars: must be positive, got " + strconv.Itoa(c.maxChars))
 	}
-	u, err := url.Parse(c.baseURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, invalid(fmt.Sprintf("WithBaseURL: %q is not an http(s) URL", c.baseURL))
+	base, err := httpx.BaseURL(c.baseURL)
+	if err != nil {
+		return nil, invalid("WithBaseURL: " + err.Error())
 	}
 	if c.hc == nil {
 		c.hc = httpx.DefaultClient()
@@ -162,7 +162,7 @@ func New(appID, secret string, opts ...Option) (*Engine, error) {
 	return &Engine{
 		appID:    appID,
 		secret:   secret,
-		endpoint: strings.TrimRight(c.baseURL, "/") + path,
+		endpoint: base + path,
 		hc:       c.hc,
 		name:     c.name,
 		maxChars: c.maxChars,

@@ -44,7 +44,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -129,14 +128,14 @@ func New(authKey string, opts ...Option) (*Engine, error) {
 			c.baseURL = FreeURL
 		}
 	}
-	u, err := url.Parse(c.baseURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, invalid(fmt.Sprintf("base URL %q is not an http(s) URL", c.baseURL))
+	base, err := httpx.BaseURL(c.baseURL)
+	if err != nil {
+		return nil, invalid(err.Error())
 	}
 	if c.hc == nil {
 		c.hc = httpx.DefaultClient()
 	}
-	return &Engine{key: authKey, base: strings.TrimRight(c.baseURL, "/"), hc: c.hc, name: c.name}, nil
+	return &Engine{key: authKey, base: base, hc: c.hc, name: c.name}, nil
 }
 
 func invalid(msg string) *translate.Error {

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -146,12 +145,11 @@ func newEngine(name string, opts []Option) (*Engine, config, error) {
 }
 
 func parseBaseURL(s string) (string, error) {
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
-		u.RawQuery != "" || u.Fragment != "" {
-		return "", invalidArg("google: base URL is not an absolute http(s) URL without query")
+	base, err := httpx.BaseURL(s)
+	if err != nil {
+		return "", invalidArg("google: " + err.Error())
 	}
-	return strings.TrimRight(u.String(), "/"), nil
+	return base, nil
 }
 
 func invalidArg(msg string) error {

@@ -36,7 +36,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -121,15 +120,15 @@ func New(baseURL, apiKey string, opts ...Option) (*Engine, error) {
 	case c.charLimit < 0:
 		return nil, invalid(fmt.Sprintf("char limit %d is negative", c.charLimit))
 	}
-	u, err := url.Parse(c.baseURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, invalid(fmt.Sprintf("base URL %q is not an http(s) URL", httpx.Redact(c.baseURL, apiKey)))
+	base, err := httpx.BaseURL(c.baseURL)
+	if err != nil {
+		return nil, invalid(err.Error())
 	}
 	if c.hc == nil {
 		c.hc = httpx.DefaultClient()
 	}
 	return &Engine{
-		base: strings.TrimRight(c.baseURL, "/"), key: apiKey, hc: c.hc, name: c.name,
+		base: base, key: apiKey, hc: c.hc, name: c.name,
 		batchLimit: c.batchLimit, charLimit: c.charLimit,
 	}, nil
 }

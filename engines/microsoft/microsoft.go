@@ -85,16 +85,15 @@ func New(key, region string, opts ...Option) (*Engine, error) {
 	if c.name == "" {
 		return nil, invalidArg("microsoft: name is empty")
 	}
-	u, err := url.Parse(c.baseURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
-		u.RawQuery != "" || u.Fragment != "" {
-		return nil, invalidArg("microsoft: base URL is not an absolute http(s) URL without query")
+	base, err := httpx.BaseURL(c.baseURL)
+	if err != nil {
+		return nil, invalidArg("microsoft: " + err.Error())
 	}
 	hc := c.hc
 	if hc == nil {
 		hc = httpx.DefaultClient()
 	}
-	return &Engine{name: c.name, hc: hc, base: strings.TrimRight(u.String(), "/"), key: key, region: region}, nil
+	return &Engine{name: c.name, hc: hc, base: base, key: key, region: region}, nil
 }
 
 func invalidArg(msg string) error {

@@ -61,7 +61,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -159,9 +158,9 @@ func New(apiKey, model string, opts ...Option) (*Engine, error) {
 	case c.quality < 0 || c.quality > 100:
 		return nil, invalid("WithQuality: must be within 0..100")
 	}
-	u, err := url.Parse(c.baseURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, invalid(fmt.Sprintf("WithBaseURL: %q is not an http(s) URL", c.baseURL))
+	base, err := httpx.BaseURL(c.baseURL)
+	if err != nil {
+		return nil, invalid("WithBaseURL: " + err.Error())
 	}
 	if c.hc == nil {
 		c.hc = httpx.DefaultClient()
@@ -169,7 +168,7 @@ func New(apiKey, model string, opts ...Option) (*Engine, error) {
 	return &Engine{
 		apiKey:   apiKey,
 		model:    model,
-		endpoint: strings.TrimRight(c.baseURL, "/") + "/chat/completions",
+		endpoint: base + "/chat/completions",
 		hc:       c.hc,
 		cfg:      c,
 	}, nil

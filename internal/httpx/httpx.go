@@ -179,3 +179,15 @@ func CountTexts(engine string, got, want int) error {
 	}
 	return nil
 }
+
+// BaseURL checks that raw is an absolute http(s) URL without query or fragment (adapters
+// append the vendor's paths to it) and returns it without trailing slashes. Its error never
+// quotes raw, which may carry credentials.
+func BaseURL(raw string) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+		u.RawQuery != "" || u.Fragment != "" {
+		return "", errors.New("base URL is not an absolute http(s) URL without query or fragment")
+	}
+	return strings.TrimRight(u.String(), "/"), nil
+}

@@ -61,3 +61,23 @@ func TestRedactAndTruncate(t *testing.T) {
 		t.Errorf("Truncate = %q", got)
 	}
 }
+
+func TestBaseURL(t *testing.T) {
+	for raw, want := range map[string]string{
+		"https://api.deepl.com":     "https://api.deepl.com",
+		"http://127.0.0.1:5000/v1/": "http://127.0.0.1:5000/v1",
+		" https://x.example/ ":      "https://x.example",
+	} {
+		if got, err := BaseURL(raw); err != nil || got != want {
+			t.Errorf("BaseURL(%q) = %q, %v; want %q", raw, got, err, want)
+		}
+	}
+	for _, raw := range []string{"", "://x", "ftp://x.example", "/v2", "https://x.example/?key=1", "https://u:hunter2@/"} {
+		_, err := BaseURL(raw)
+		if err == nil {
+			t.Errorf("BaseURL(%q) accepted", raw)
+		} else if strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("BaseURL error quotes the URL: %v", err)
+		}
+	}
+}
