@@ -4,18 +4,40 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 )
 
 // cacheEntry is one cached translation. The key fields are kept to rule out hash collisions.
+// res is the Result every fresh hit without a RequestID of its own gets: shared, read-only,
+// with a request id of its own.
 type cacheEntry struct {
-	text   string
-	key    keyFields
-	out    string
-	source string // detected or given source tag
-	engine string
-	at     int64 // unix nanos when stored
+	hash     uint64
+	text     string
+	key      keyFields
+	at       int64        // unix nanos when stored
+	promoted atomic.Int64 // unix nanos when last moved to the LRU's front
+	res      *Result
+	shared   resultID
+}
+
+// resultID is a Result with room for a generated request id.
+type resultID struct {
+	Result
+	id [32]byte
+}
+
+// hit returns the Result of a fresh hit: the shared one, or a copy carrying the caller's
+// RequestID.
+func (e *cacheEntry) hit(reqID string) *Result {
+	if reqID == "" {
+		return e.res
+	}
+	res := new(Result)
+	*res = *e.res
+	res.RequestID = reqID
+	return res
 }
 
 // keyFields is what, besides the text, makes two requests the same: languages, scene,
@@ -35,13 +57,22 @@ func (r *request) keyFields() keyFields {
 	return k
 }
 
-// cache is the in-process translation cache: LRUs (golang-lru/v2), sharded by key to keep
-// concurrent requests off one lock, whose entries are fresh for ttl and then kept, stale,
-// until evicted, to answer when every engine fails.
+// cache is the in-process translation cache: LRUs (golang-lru/v2), sharded by key, whose
+// entries are fresh for ttl and then kept, stale, until evicted, to answer when every engine
+// fails. Hits read a lock-free, direct-mapped index of the entries beside the LRUs: one
+// atomic load. The LRUs decide evictions, and an evicted entry leaves the index; an entry
+// whose index slot another key took is still found in its LRU.
 type cache struct {
-	shards []*lru.Cache[uint64, *cacheEntry]
+	shards []cacheShard
 	mask   uint64
+	index  []atomic.Pointer[cacheEntry] // slot hash&imask; twice the capacity, a power of 2
+	imask  uint64
 	ttl    int64
+}
+
+type cacheShard struct {
+	mu  sync.Mutex // serialises writes, so the index never holds an evicted entry
+	lru *lru.Cache[uint64, *cacheEntry]
 }
 
 // cacheShards is the shard count of caches of at least 1024 entries.
@@ -52,26 +83,55 @@ func newCache(entries int, ttl int64) *cache {
 	if entries >= 1024 {
 		n = cacheShards
 	}
-	c := &cache{shards: make([]*lru.Cache[uint64, *cacheEntry], n), mask: uint64(n - 1), ttl: ttl}
+	slots := 1
+	for slots < 2*entries {
+		slots <<= 1
+	}
+	c := &cache{shards: make([]cacheShard, n), mask: uint64(n - 1), ttl: ttl,
+		index: make([]atomic.Pointer[cacheEntry], slots), imask: uint64(slots - 1)}
 	for i := range c.shards {
-		c.shards[i], _ = lru.New[uint64, *cacheEntry]((entries + n - 1) / n) // entries > 0 is checked in New
+		// entries > 0 is checked in New. Evictions run inside Add, so under the shard's mu.
+		c.shards[i].lru, _ = lru.NewWithEvict((entries+n-1)/n, func(k uint64, e *cacheEntry) {
+			c.index[k&c.imask].CompareAndSwap(e, nil)
+		})
 	}
 	return c
 }
 
-func (c *cache) shard(h uint64) *lru.Cache[uint64, *cacheEntry] { return c.shards[(h>>59)&c.mask] }
+func (c *cache) shard(h uint64) *cacheShard { return &c.shards[(h>>59)&c.mask] }
+
+// promoteEvery is how often a hot entry moves to the front of its LRU: taking the LRU's
+// lock on every hit would make it the cost of a hit, so recency is kept at this granularity.
+const promoteEvery = int64(time.Second)
 
 // get returns the entry for r, and whether it is still fresh.
 func (c *cache) get(r *request, now int64) (*cacheEntry, bool) {
-	e, ok := c.shard(r.hash).Get(r.hash)
-	if !ok || e.text != r.Text || e.key != r.key {
+	e := c.index[r.hash&c.imask].Load()
+	if e == nil || e.hash != r.hash {
+		var ok bool
+		if e, ok = c.shard(r.hash).lru.Peek(r.hash); !ok {
+			return nil, false
+		}
+	}
+	if e.text != r.Text || e.key != r.key {
 		return nil, false
+	}
+	if p := e.promoted.Load(); now-p >= promoteEvery && e.promoted.CompareAndSwap(p, now) {
+		c.shard(r.hash).lru.Get(r.hash)
 	}
 	return e, now-e.at < c.ttl
 }
 
-func (c *cache) put(r *request, out, source, engine string, now int64) {
-	c.shard(r.hash).Add(r.hash, &cacheEntry{text: r.Text, key: r.key, out: out, source: source, engine: engine, at: now})
+func (c *cache) put(r *request, out, source string, now int64) {
+	e := &cacheEntry{hash: r.hash, text: r.Text, key: r.key, at: now}
+	e.promoted.Store(now)
+	e.res = &e.shared.Result
+	*e.res = Result{Text: out, Source: source, FromCache: true, RequestID: requestID("", &e.shared.id)}
+	s := c.shard(r.hash)
+	s.mu.Lock()
+	s.lru.Add(r.hash, e)
+	c.index[r.hash&c.imask].Store(e)
+	s.mu.Unlock()
 }
 
 // flight is one engine round-trip that identical concurrent requests share. Its done

@@ -2,6 +2,7 @@ package translate_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -145,5 +146,75 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not reached")
 		}
 		runtimeGosched()
+	}
+}
+
+func TestCacheHitsShareTheEntrysResult(t *testing.T) {
+	a := fake.New("a")
+	c := newClient(t, translate.WithClock(newClock()), translate.WithCache(100, time.Hour), translate.WithEngine(a, translate.Profile{}))
+	first, err := c.Translate(context.Background(), req("hello"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h1, _ := c.Translate(context.Background(), req("hello"))
+	h2, _ := c.Translate(context.Background(), req("hello"))
+	if h1 != h2 || h1.RequestID == first.RequestID || h1.Latency != 0 || !h1.FromCache {
+		t.Errorf("hits %p %+v and %p: want one shared Result with its own id and no latency", h1, h1, h2)
+	}
+	r := req("hello")
+	r.RequestID = "mine"
+	own, _ := c.Translate(context.Background(), r)
+	if own == h1 || own.RequestID != "mine" || own.Text != h1.Text {
+		t.Errorf("hit with a RequestID = %+v, want a copy carrying it", own)
+	}
+	if h1.RequestID == "mine" {
+		t.Errorf("the shared Result took a caller's RequestID")
+	}
+}
+
+func TestCacheEvictsLeastRecentlyUsed(t *testing.T) {
+	clk := newClock()
+	a := fake.New("a")
+	c := newClient(t, translate.WithClock(clk), translate.WithCache(2, time.Hour), translate.WithEngine(a, translate.Profile{}))
+	get := func(text string) bool {
+		t.Helper()
+		res, err := c.Translate(context.Background(), req(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.FromCache
+	}
+	get("one")
+	get("two")
+	clk.Advance(2 * time.Second) // past the recency granularity
+	if !get("one") {             // one is now the most recent
+		t.Fatal("one not cached")
+	}
+	get("three") // evicts two
+	for text, want := range map[string]bool{"one": true, "three": true, "two": false} {
+		if got := get(text); got != want {
+			t.Errorf("%s cached = %v, want %v", text, got, want)
+		}
+	}
+}
+
+func TestCacheFindsEntriesWhoseIndexSlotWasTaken(t *testing.T) {
+	// 64 entries share a 128-slot index, so some keys take the same slot. Every entry the LRU
+	// keeps must still be found.
+	a := fake.New("a")
+	c := newClient(t, translate.WithClock(newClock()), translate.WithCache(64, time.Hour), translate.WithEngine(a, translate.Profile{}))
+	for i := 0; i < 64; i++ {
+		if _, err := c.Translate(context.Background(), req(fmt.Sprint("text ", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < 64; i++ {
+		res, err := c.Translate(context.Background(), req(fmt.Sprint("text ", i)))
+		if err != nil || !res.FromCache {
+			t.Fatalf("text %d: cached %v, err %v", i, res != nil && res.FromCache, err)
+		}
+	}
+	if a.Calls() != 64 {
+		t.Errorf("engine calls = %d, want 64", a.Calls())
 	}
 }

@@ -114,7 +114,7 @@ func (c *Client) attemptLoop(ctx context.Context, r *request, j *job, ph phase, 
 		}
 		now := st.now
 		if now == 0 {
-			now = c.clock.Now().UnixNano()
+			now = c.now()
 		}
 		st.now = 0
 		if cur == nil {
@@ -255,7 +255,7 @@ func (c *Client) attemptLoop(ctx context.Context, r *request, j *job, ph phase, 
 		st.failures++
 		st.lastErr = err
 
-		now = c.clock.Now().UnixNano()
+		now = c.now()
 		var ae *Error
 		errors.As(err, &ae)
 		switch kind {
@@ -384,7 +384,7 @@ func (c *Client) enter(ctx context.Context, e *engine, r *request, st *loopState
 		if last < 0 {
 			var buf [16]candidate
 			st.excl.add(e.idx)
-			others := c.filter(r, &st.excl, phaseOf(e), c.clock.Now().UnixNano(), buf[:0])
+			others := c.filter(r, &st.excl, phaseOf(e), c.now(), buf[:0])
 			st.excl.del(e.idx)
 			last = 0
 			if len(others) == 0 {

@@ -236,7 +236,7 @@ func newObserver(c *Client, o options) (*observer, error) {
 
 	engines := c.engines
 	ob.quotaReg, err = m.RegisterCallback(func(_ context.Context, obs metric.Observer) error {
-		now := c.clock.Now().UnixNano()
+		now := c.now()
 		for i, e := range engines {
 			left := e.q.Left(now)
 			if left != 0 && now < e.outUntil.Load() {

@@ -148,7 +148,7 @@ func (c *Client) probeRound(ctx context.Context) {
 	if err != nil {
 		return // validated in New; unreachable
 	}
-	now := c.clock.Now().UnixNano()
+	now := c.now()
 	var wg sync.WaitGroup
 	for _, e := range c.engines {
 		if e.served.Swap(0) >= probeBusyCalls {

@@ -73,6 +73,7 @@ type request struct {
 	userHash uint64
 	key      keyFields // computed once: pinned may be dropped on failover
 	id       string    // RequestID, given or generated
+	t0       time.Time // when the request left the cache behind: its latency starts here
 	// ignoreBudget lifts the budget rule, to tell whether it is why no engine is left.
 	ignoreBudget bool
 }

@@ -19,7 +19,9 @@ type lister struct {
 	err   error
 }
 
-func (l lister) SupportedPairs(context.Context) ([]translate.LanguagePair, error) { return l.pairs, l.err }
+func (l lister) SupportedPairs(context.Context) ([]translate.LanguagePair, error) {
+	return l.pairs, l.err
+}
 
 func TestLanguageSupporterListsPairsWhenProfileHasNone(t *testing.T) {
 	es := lister{Engine: fake.New("es-only"), pairs: []translate.LanguagePair{{Source: language.English, Target: language.Spanish}}}

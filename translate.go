@@ -2,6 +2,7 @@ package translate
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/maphash"
@@ -256,16 +257,22 @@ type Request struct {
 	NoCache       bool     // neither read nor write the cache
 }
 
-// Result is a translation and how it was made.
+// Result is a translation and how it was made. Treat it as read-only: a fresh cache hit
+// returns the cache entry's Result, shared by every caller that hits it.
 type Result struct {
-	Text      string
-	Engine    string        // engine that produced the text ("" only if every part came from cache)
-	Source    string        // detected or given source tag
-	Latency   time.Duration // end to end, as seen by Translate
-	Cost      float64       // credits charged for this request
+	Text   string
+	Engine string // engine that produced the text ("" only if every part came from cache)
+	Source string // detected or given source tag
+	// Latency is end to end, as seen by Translate. It is 0 for a fresh cache hit, which takes
+	// a fraction of a microsecond and reads no clock.
+	Latency   time.Duration
+	Cost      float64 // credits charged for this request
 	FromCache bool
-	Degraded  bool      // served by a degradation path: stale cache or a fallback-only engine
-	RequestID string    // the request's RequestID, generated when the request had none
+	Degraded  bool // served by a degradation path: stale cache or a fallback-only engine
+	// RequestID is the request's RequestID, or one generated when the request had none. A
+	// fresh cache hit without a RequestID of its own gets the cache entry's id, generated when
+	// the entry was stored and shared by every such hit.
+	RequestID string
 	Attempts  []Attempt // every engine call, and every chosen engine skipped at call time, in order
 }
 
@@ -504,7 +511,8 @@ type Client struct {
 	seed      uint64
 	seeded    bool // WithSeed given: draws come from the seeded sequence
 	rng       atomic.Uint64
-	sysClock  bool // the clock is the system clock: its readings serve as latency start
+	sysClock  bool         // the clock is the system clock: read it through coarse
+	coarse    atomic.Int64 // the system clock in unix nanos, refreshed every coarseTick
 	hashSeed  maphash.Seed
 	langs     *lang.Cache
 	budget    *quota.Budget
@@ -600,6 +608,9 @@ func New(opts ...Option) (*Client, error) {
 		}
 		c.byName[e.name] = e
 		c.engines = append(c.engines, e)
+	}
+	if c.sysClock {
+		c.startCoarseClock()
 	}
 	c.nextFold.Store(start.UnixNano() + int64(c.routing.HealthEvery))
 	c.lastFold.Store(start.UnixNano())
@@ -700,6 +711,40 @@ func (c *Client) newEngine(i int, spec engineSpec, bp BreakerPolicy, start time.
 	return e, nil
 }
 
+// coarseTick is how often the coarse clock is refreshed. Reading the system clock costs
+// 60-100ns on common cloud machines, more than a whole cache hit; cache expiry, health folds,
+// breaker cooldowns, quota periods, the budget day and the RequestID window are measured in
+// seconds, so they read the coarse clock instead. Latencies and deadlines use real readings.
+const coarseTick = 5 * time.Millisecond
+
+// startCoarseClock starts the goroutine that refreshes c.coarse until Close.
+func (c *Client) startCoarseClock() {
+	c.coarse.Store(time.Now().UnixNano())
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		t := time.NewTicker(coarseTick)
+		defer t.Stop()
+		for {
+			select {
+			case now := <-t.C:
+				c.coarse.Store(now.UnixNano())
+			case <-c.stop:
+				return
+			}
+		}
+	}()
+}
+
+// now returns the Client's clock reading in unix nanos: the coarse clock for the system
+// clock, the injected Clock otherwise.
+func (c *Client) now() int64 {
+	if c.sysClock {
+		return c.coarse.Load()
+	}
+	return c.clock.Now().UnixNano()
+}
+
 // discoverLanguages asks engines that list their pairs (LanguageSupporter) and have no
 // Profile.Languages which languages they take. A failing call leaves the engine open to any
 // pair.
@@ -729,12 +774,13 @@ const maxTextBytes = 1 << 20
 // prepare validates and normalises a request.
 func (c *Client) prepare(req *Request, r *request) error {
 	r.Request = *req
+	chars, blank, valid := scanText(req.Text)
 	switch {
-	case req.Text == "" || strings.TrimSpace(req.Text) == "":
+	case blank:
 		return invalid("Text is empty")
 	case len(req.Text) > maxTextBytes:
 		return &Error{Kind: KindTextTooLong, Message: "Text exceeds 1 MiB"}
-	case !utf8.ValidString(req.Text):
+	case !valid:
 		return invalid("Text is not valid UTF-8")
 	case req.Target == "":
 		return invalid("Target is required")
@@ -745,17 +791,16 @@ func (c *Client) prepare(req *Request, r *request) error {
 	case req.Priority > PriorityHigh:
 		return invalid("unknown Priority")
 	}
-	tgt, err := c.langs.Lookup(req.Target)
-	if err != nil {
+	src, tgt, err := c.langs.LookupPair(req.Source, req.Target)
+	switch {
+	case tgt == nil:
 		return invalid("Target is not a valid BCP 47 tag")
+	case err != nil:
+		return invalid("Source is not a valid BCP 47 tag")
 	}
 	r.tgt = tgt
-	if req.Source != "" {
-		src, err := c.langs.Lookup(req.Source)
-		if err != nil {
-			return invalid("Source is not a valid BCP 47 tag")
-		}
-		if src.Key == tgt.Key {
+	if src != nil {
+		if src.ID == tgt.ID { // same base language and script
 			return invalid("Source and Target are the same language")
 		}
 		r.src, r.srcID = src, src.ID
@@ -767,7 +812,7 @@ func (c *Client) prepare(req *Request, r *request) error {
 		}
 		r.pinned = e
 	}
-	r.chars = runeCount(req.Text)
+	r.chars = chars
 	h := maphash.String(c.hashSeed, req.Text)
 	r.hash = mix(h ^ uint64(r.srcID)<<40 ^ uint64(tgt.ID)<<20 ^ uint64(req.Scene)<<8 ^ uint64(req.Style)<<4)
 	if r.pinned != nil {
@@ -781,6 +826,28 @@ func (c *Client) prepare(req *Request, r *request) error {
 }
 
 func invalid(msg string) error { return &Error{Kind: KindInvalidInput, Message: msg} }
+
+// scanText counts the code points of s and reports whether it is blank (empty or white
+// space only) and valid UTF-8, in one pass for ASCII text.
+func scanText(s string) (chars int, blank, valid bool) {
+	i := 0
+	for ; i+8 <= len(s); i += 8 { // eight bytes at a time while they are ASCII
+		if binary.LittleEndian.Uint64([]byte(s[i:i+8]))&0x8080808080808080 != 0 {
+			break
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return utf8.RuneCountInString(s), strings.TrimSpace(s) == "", utf8.ValidString(s)
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		if b := s[i]; b != ' ' && (b < '\t' || b > '\r') {
+			return len(s), false, true
+		}
+	}
+	return len(s), true, true
+}
 
 // runeCount counts code points: the standard characters quotas and costs are counted in.
 func runeCount(s string) int {
@@ -805,12 +872,6 @@ type resultBuf struct {
 	out  [1]string
 	by   [1]string
 	fl   flight
-}
-
-// hitBuf is the smaller allocation of a cache hit.
-type hitBuf struct {
-	Result
-	id [32]byte
 }
 
 func (c *Client) newResult(reqID string) *resultBuf {
@@ -844,30 +905,35 @@ func (c *Client) Translate(ctx context.Context, req Request) (*Result, error) {
 	if c.closed.Load() {
 		return nil, ErrClosed
 	}
-	nowT := c.clock.Now()
-	t0 := nowT
-	if !c.sysClock {
-		t0 = time.Now()
-	}
-	now := nowT.UnixNano()
+	now := c.now()
 	c.maybeFold(now)
 	ctx, span := c.obs.requestStart(ctx)
 	var r request
 	if err := c.prepare(&req, &r); err != nil {
-		c.obs.requestEnd(ctx, span, &r, nil, err, time.Since(t0))
+		c.obs.requestEnd(ctx, span, &r, nil, err, 0)
 		return nil, err
 	}
-	res, err := c.translate(ctx, &r, now, t0)
-	c.obs.requestEnd(ctx, span, &r, res, err, time.Since(t0))
+	res, err := c.translate(ctx, &r, now)
+	var d time.Duration
+	switch {
+	case res != nil:
+		d = res.Latency
+	case !r.t0.IsZero():
+		d = time.Since(r.t0)
+	}
+	c.obs.requestEnd(ctx, span, &r, res, err, d)
 	return res, err
 }
 
-func (c *Client) translate(ctx context.Context, r *request, now int64, t0 time.Time) (*Result, error) {
+// translate answers a validated request. A fresh cache hit reads no clock and allocates
+// nothing (it returns the entry's shared Result) unless the request brings its own RequestID.
+func (c *Client) translate(ctx context.Context, r *request, now int64) (*Result, error) {
 	var dk dedupKey
 	if r.RequestID != "" {
+		r.t0 = time.Now()
 		dk = dedupKey{r.RequestID, r.hash}
 		if prev := c.dedup.get(dk, now); prev != nil {
-			return c.reuse(prev, r.RequestID, t0), nil
+			return c.reuse(prev, r.RequestID, r.t0), nil
 		}
 	}
 	useCache := c.cache != nil && !r.NoCache
@@ -876,17 +942,16 @@ func (c *Client) translate(ctx context.Context, r *request, now int64, t0 time.T
 		if e, fresh := c.cache.get(r, now); e != nil {
 			if fresh {
 				c.obs.cacheLookup(true)
-				h := &hitBuf{}
-				res := &h.Result
-				res.RequestID = requestID(r.RequestID, &h.id)
-				res.Text, res.Source, res.FromCache = e.out, e.source, true
-				res.Latency = time.Since(t0)
-				return res, nil
+				return e.hit(r.RequestID), nil
 			}
 			stale = e
 		}
 		c.obs.cacheLookup(false)
 	}
+	if r.t0.IsZero() {
+		r.t0 = time.Now()
+	}
+	t0 := r.t0
 	b := c.newResult(r.RequestID)
 	f, lead := c.flights.join(r, &b.fl)
 	if !lead {
@@ -908,7 +973,7 @@ func (c *Client) translate(ctx context.Context, r *request, now int64, t0 time.T
 		return nil, err
 	}
 	if useCache && !res.FromCache && res.Engine != "" {
-		c.cache.put(r, res.Text, res.Source, res.Engine, now)
+		c.cache.put(r, res.Text, res.Source, now)
 	}
 	if r.RequestID != "" {
 		c.dedup.put(dk, res, now)
@@ -919,7 +984,7 @@ func (c *Client) translate(ctx context.Context, r *request, now int64, t0 time.T
 // reuse copies a shared answer (coalesced flight or repeated RequestID) for another caller:
 // same text and engine, nothing billed again.
 func (c *Client) reuse(prev *Result, reqID string, t0 time.Time) *Result {
-	h := &hitBuf{}
+	h := &resultID{}
 	res := &h.Result
 	*res = *prev
 	res.Attempts = append([]Attempt(nil), prev.Attempts...)
@@ -943,7 +1008,7 @@ func (c *Client) run(ctx context.Context, r *request, b *resultBuf, stale *cache
 	degraded := false
 	if err != nil && ctx.Err() == nil && KindOf(err) != KindInvalidInput && (r.pinned == nil || r.AllowFallback) {
 		if stale != nil {
-			res.Text, res.Source, res.FromCache, res.Degraded = stale.out, stale.source, true, true
+			res.Text, res.Source, res.FromCache, res.Degraded = stale.res.Text, stale.res.Source, true, true
 			res.Attempts = st.attempts
 			res.Latency = time.Since(t0)
 			c.obs.degraded("stale_cache")
@@ -1045,7 +1110,7 @@ type EngineStatus struct {
 
 // Engines returns a snapshot of every engine's standing, in the order they were given.
 func (c *Client) Engines() []EngineStatus {
-	now := c.clock.Now().UnixNano()
+	now := c.now()
 	c.maybeFold(now)
 	out := make([]EngineStatus, len(c.engines))
 	for i, e := range c.engines {

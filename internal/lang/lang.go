@@ -23,6 +23,9 @@ type Info struct {
 	Key string
 	// ID is Key's interned number in the Cache that produced the Info (1-based).
 	ID int
+
+	tagString string     // the string it was looked up by
+	recent    *recentTag // its entry in Cache.recent, made once
 }
 
 // ErrMalformed is returned for a tag that is not well-formed BCP 47.
@@ -55,10 +58,14 @@ const maxCached = 4096
 // string already seen take no lock and allocate nothing. The zero value is not usable: call
 // NewCache.
 type Cache struct {
-	m    atomic.Pointer[map[string]*Info] // copy on write
-	mu   sync.Mutex                       // serialises writers
-	ids  map[string]int                   // key -> id, under mu
-	nids atomic.Int64
+	// recent is a direct-mapped array of recent lookups, in front of the map: a request
+	// looks up two tags, and a map lookup costs more than the rest of a cache hit.
+	recent [64]atomic.Pointer[recentTag]
+	pairs  [64]atomic.Pointer[recentPair]   // the same for source and target together
+	m      atomic.Pointer[map[string]*Info] // copy on write
+	mu     sync.Mutex                       // serialises writers
+	ids    map[string]int                   // key -> id, under mu
+	nids   atomic.Int64
 }
 
 // NewCache returns an empty Cache.
@@ -69,9 +76,55 @@ func NewCache() *Cache {
 	return c
 }
 
+type recentPair struct {
+	src, tgt string
+	s, t     *Info
+}
+
+// LookupPair looks up a source tag ("" for none, giving a nil *Info) and a target tag at
+// once: a request's pair is usually one it has seen, and then this costs one atomic load.
+// It returns the first error of the two lookups.
+func (c *Cache) LookupPair(src, tgt string) (s, t *Info, err error) {
+	p := &c.pairs[(slot(src)*5+slot(tgt))&63]
+	if rp := p.Load(); rp != nil && rp.tgt == tgt && rp.src == src {
+		return rp.s, rp.t, nil
+	}
+	if t, err = c.Lookup(tgt); err != nil {
+		return nil, nil, err
+	}
+	if src != "" {
+		if s, err = c.Lookup(src); err != nil {
+			return nil, t, err
+		}
+	}
+	rp := &recentPair{tgt: t.tagString, s: s, t: t}
+	if s != nil {
+		rp.src = s.tagString
+	}
+	p.Store(rp)
+	return s, t, nil
+}
+
+type recentTag struct {
+	tag  string
+	info *Info
+}
+
+func slot(tag string) int {
+	if tag == "" {
+		return 0
+	}
+	return (len(tag)*7 + int(tag[0])*3 + int(tag[len(tag)-1])) & 63
+}
+
 // Lookup returns the Info for tag, parsing it on first sight.
 func (c *Cache) Lookup(tag string) (*Info, error) {
+	s := &c.recent[slot(tag)]
+	if rt := s.Load(); rt != nil && rt.tag == tag {
+		return rt.info, nil
+	}
 	if in, ok := (*c.m.Load())[tag]; ok {
+		s.Store(in.recent)
 		return in, nil
 	}
 	t, key, err := Parse(tag)
@@ -84,7 +137,8 @@ func (c *Cache) Lookup(tag string) (*Info, error) {
 	if in, ok := old[tag]; ok {
 		return in, nil
 	}
-	in := &Info{Tag: t, Key: key, ID: c.internLocked(key)}
+	in := &Info{Tag: t, Key: key, ID: c.internLocked(key), tagString: strings.Clone(tag)}
+	in.recent = &recentTag{tag: in.tagString, info: in}
 	if len(old) >= maxCached {
 		return in, nil // too many distinct strings: parse each time rather than grow forever
 	}
@@ -92,7 +146,7 @@ func (c *Cache) Lookup(tag string) (*Info, error) {
 	for k, v := range old {
 		m[k] = v
 	}
-	m[strings.Clone(tag)] = in
+	m[in.tagString] = in
 	c.m.Store(&m)
 	return in, nil
 }

@@ -54,6 +54,29 @@ func TestSetMatchesByBaseAndScript(t *testing.T) {
 	}
 }
 
+func TestLookupPair(t *testing.T) {
+	c := NewCache()
+	for i := 0; i < 2; i++ { // the second time from the pair cache
+		s, tg, err := c.LookupPair("zh-TW", "en")
+		if err != nil || s.Key != "zh-Hant" || tg.Key != "en-Latn" {
+			t.Fatalf("LookupPair = %v %v %v", s, tg, err)
+		}
+		s, tg, err = c.LookupPair("", "zh")
+		if err != nil || s != nil || tg.Key != "zh-Hans" {
+			t.Fatalf("LookupPair(\"\", zh) = %v %v %v", s, tg, err)
+		}
+	}
+	if _, _, err := c.LookupPair("en", "!!"); !errors.Is(err, ErrMalformed) {
+		t.Errorf("bad target: %v", err)
+	}
+	if _, _, err := c.LookupPair("!!", "en"); !errors.Is(err, ErrMalformed) {
+		t.Errorf("bad source: %v", err)
+	}
+	if n := testing.AllocsPerRun(100, func() { _, _, _ = c.LookupPair("zh-TW", "en") }); n != 0 {
+		t.Errorf("allocs = %v, want 0", n)
+	}
+}
+
 func TestLookupDoesNotAllocateWhenSeen(t *testing.T) {
 	c := NewCache()
 	if _, err := c.Lookup("zh-TW"); err != nil {
