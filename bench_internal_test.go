@@ -18,7 +18,7 @@ func benchDecision(b *testing.B, n int) {
 	for i := 0; i < n; i++ {
 		opts = append(opts, WithEngine(nopEngine{fmt.Sprint("e", i)}, Profile{Quality: float64(50 + i%50)}))
 	}
-	c, err := New(append(opts, WithSeed(1))...)
+	c, err := New(opts...) // the default configuration: unseeded draws
 	if err != nil {
 		b.Fatal(err)
 	}

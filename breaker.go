@@ -123,13 +123,16 @@ func newBreaker(p BreakerPolicy, now func() time.Time) *breaker {
 	return &breaker{cb: cb, minCalls: uint(p.MinCalls), ratio: p.FailureRatio, cooldown: p.Cooldown, now: now}
 }
 
-// allowed reports, without side effects, whether the breaker would let a call through now:
-// closed, half-open, or open with its cooldown over.
-func (b *breaker) allowed(nowNanos int64) bool {
-	if BreakerState(b.state.Load()) != BreakerOpen {
-		return true
+// allowed reports, without side effects, whether the breaker would let a call through now
+// (closed, half-open, or open with its cooldown over) and whether that call is a trial.
+func (b *breaker) allowed(nowNanos int64) (ok, trial bool) {
+	switch BreakerState(b.state.Load()) {
+	case BreakerClosed:
+		return true, false
+	case BreakerHalfOpen:
+		return true, true
 	}
-	return nowNanos >= b.openUntil.Load()
+	return nowNanos >= b.openUntil.Load(), true
 }
 
 // acquire takes a permit. It half-opens an open breaker whose cooldown is over.
@@ -193,27 +196,30 @@ func (b *breaker) current() BreakerState { return BreakerState(b.state.Load()) }
 
 // breakers holds an engine's breaker, or one per scene.
 type breakers struct {
-	perScene bool
-	bs       []*breaker
+	one *breaker // the engine's breaker; nil when per scene
+	bs  []*breaker
 }
 
-func newBreakers(p BreakerPolicy, now func() time.Time) *breakers {
+func newBreakers(p BreakerPolicy, now func() time.Time) breakers {
 	n := 1
 	if p.PerScene {
 		n = len(sceneNames)
 	}
-	s := &breakers{perScene: p.PerScene, bs: make([]*breaker, n)}
+	s := breakers{bs: make([]*breaker, n)}
 	for i := range s.bs {
 		s.bs[i] = newBreaker(p, now)
+	}
+	if !p.PerScene {
+		s.one = s.bs[0]
 	}
 	return s
 }
 
 func (s *breakers) of(scene Scene) *breaker {
-	if s.perScene && int(scene) < len(s.bs) {
-		return s.bs[scene]
+	if s.one != nil {
+		return s.one
 	}
-	return s.bs[0]
+	return s.bs[scene] // scenes are validated
 }
 
 // worst returns the most restrictive state over the scenes, for status snapshots.

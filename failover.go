@@ -264,7 +264,7 @@ func (c *Client) attemptLoop(ctx context.Context, r *request, j *job, ph phase, 
 		case KindUnsupported:
 			e.markUnsupported(r.srcID, r.tgt.ID)
 		case KindUnauthorized:
-			if e.setAside.CompareAndSwap(false, true) {
+			if e.set(flagSetAside) {
 				c.obs.warn("engine set aside: unauthorized", e.name)
 			}
 		case KindQuotaExhausted:
@@ -273,11 +273,11 @@ func (c *Client) attemptLoop(ctx context.Context, r *request, j *job, ph phase, 
 				until = e.q.PeriodEnd(now)
 				e.q.Exhaust()
 			}
-			e.outUntil.Store(until)
+			e.outFor(&e.outUntil, until)
 			c.obs.warn("engine out: quota exhausted", e.name)
 		case KindRateLimited:
 			if ae != nil && ae.RetryAfter > 0 {
-				e.coolUntil.Store(now + int64(ae.RetryAfter))
+				e.outFor(&e.coolUntil, now+int64(ae.RetryAfter))
 			}
 		case KindTextTooLong:
 			if l := runeCount(longest(j.split.Parts[j.next:])); !resplit && l > 1 {
@@ -435,16 +435,6 @@ func phaseOf(e *engine) phase {
 		return phaseFallback
 	}
 	return phaseNormal
-}
-
-func (s *set) del(i int) {
-	if i < 128 {
-		s.small[i/64] &^= 1 << (i % 64)
-		return
-	}
-	if j := i/64 - 2; j < len(s.big) {
-		s.big[j] &^= 1 << (i % 64)
-	}
 }
 
 func noop() {}

@@ -183,7 +183,7 @@ func (c *Client) probeRequest() (*request, error) {
 // probe probes one engine, unless a probe would tell nothing or cost too much, and moves it
 // in or out of maintenance.
 func (c *Client) probe(ctx context.Context, e *engine, r *request, now int64) {
-	if e.setAside.Load() || now < e.outUntil.Load() || now < e.coolUntil.Load() ||
+	if e.has(flagSetAside) || now < e.offUntil.Load() ||
 		!e.supports(r.srcID, r.tgt.ID) {
 		return
 	}
@@ -234,12 +234,12 @@ func (c *Client) probe(ctx context.Context, e *engine, r *request, now int64) {
 func (c *Client) probed(e *engine, pass bool) {
 	if pass {
 		e.probeFails.Store(0)
-		if e.maintenance.CompareAndSwap(true, false) {
+		if e.clear(flagMaintenance) {
 			c.obs.poolChanged(e.name, PoolMaintenance, e.routingPool())
 		}
 		return
 	}
-	if int(e.probeFails.Add(1)) >= c.probes.Failures && e.maintenance.CompareAndSwap(false, true) {
+	if int(e.probeFails.Add(1)) >= c.probes.Failures && e.set(flagMaintenance) {
 		c.obs.poolChanged(e.name, e.routingPool(), PoolMaintenance)
 	}
 }

@@ -15,29 +15,58 @@ import (
 
 // engine is an Engine with its profile and everything the Client tracks about it.
 type engine struct {
-	idx      int
-	name     string
-	eng      Engine
-	prof     Profile // defaults applied
-	quality  [len(sceneNames)]float64
-	cost     float64 // cost score 0..100
-	langs    *lang.Set
-	limiter  *rate.Limiter // nil: unlimited
-	sem      chan struct{} // nil: unlimited concurrency
-	br       *breakers
-	h        health
-	q        *quota.Quota
-	nameHash uint64
+	idx     int
+	name    string
+	eng     Engine
+	prof    Profile // defaults applied
+	quality [len(sceneNames)]float64
+	cost    float64 // cost score 0..100
+	langs   *lang.Set
+	limiter *rate.Limiter // nil: unlimited
+	sem     chan struct{} // nil: unlimited concurrency
+	br      breakers
+	h       health
+	q       *quota.Quota
+	// Profile facts the router reads on every decision, kept beside its other hot fields.
+	quotaLimited bool // Quota > 0
+	canary       bool // Canary > 0
+	fallback     bool // FallbackOnly
+	nameHash     uint64
 
 	view        atomic.Pointer[view]
-	setAside    atomic.Bool  // unauthorized: out until reconfigured
-	outUntil    atomic.Int64 // quota exhausted: out until this time (unix nanos)
-	coolUntil   atomic.Int64 // Retry-After: out until this time (unix nanos)
-	maintenance atomic.Bool  // failed probes: out until a probe passes
-	unsupported sync.Map     // pair (uint64) -> struct{}: pairs the engine said it does not take
+	flags       atomic.Uint32 // flagSetAside, flagMaintenance
+	outUntil    atomic.Int64  // quota exhausted: out until this time (unix nanos)
+	coolUntil   atomic.Int64  // Retry-After: out until this time (unix nanos)
+	offUntil    atomic.Int64  // the later of outUntil and coolUntil, for the router
+	unsupported sync.Map      // pair (uint64) -> struct{}: pairs the engine said it does not take
 	anyUnsupp   atomic.Bool
 	probeFails  atomic.Int32
 	served      atomic.Int64 // real calls answered since the last probe round (probe.go)
+}
+
+// Engine flags: reasons an engine is out until something changes.
+const (
+	flagSetAside    uint32 = 1 << iota // unauthorized: out until reconfigured
+	flagMaintenance                    // failed probes: out until a probe passes
+)
+
+func (e *engine) has(flag uint32) bool { return e.flags.Load()&flag != 0 }
+
+// set sets flag and reports whether it was clear.
+func (e *engine) set(flag uint32) bool { return e.flags.Or(flag)&flag == 0 }
+
+// clear clears flag and reports whether it was set.
+func (e *engine) clear(flag uint32) bool { return e.flags.And(^flag)&flag != 0 }
+
+// outFor takes the engine out until t (unix nanos) through field f (outUntil or coolUntil).
+func (e *engine) outFor(f *atomic.Int64, t int64) {
+	f.Store(t)
+	for {
+		old := e.offUntil.Load()
+		if old >= t || e.offUntil.CompareAndSwap(old, t) {
+			return
+		}
+	}
 }
 
 func pairKey(src, tgt int) uint64 { return uint64(uint32(src))<<32 | uint64(uint32(tgt)) }
@@ -60,7 +89,7 @@ func (e *engine) markUnsupported(src, tgt int) {
 }
 
 // fallbackOnly reports whether the engine serves only when the normal pool has failed.
-func (e *engine) fallbackOnly(v *view) bool { return e.prof.FallbackOnly || v.pool == PoolFallback }
+func (e *engine) fallbackOnly(v *view) bool { return e.fallback || v.pool == PoolFallback }
 
 // request is a validated, normalised Request.
 type request struct {
@@ -94,17 +123,23 @@ func (c *Client) budgetIsWhy(r *request, excl *set, ph phase, now int64) bool {
 type set struct {
 	small [2]uint64
 	big   []uint64
+	n     int // additions; 0 means empty, the common case on a first decision
 }
 
 func (s *set) has(i int) bool {
-	if i < 128 {
-		return s.small[i/64]&(1<<(i%64)) != 0
+	if s.n == 0 {
+		return false
 	}
-	j := i/64 - 2
-	return j < len(s.big) && s.big[j]&(1<<(i%64)) != 0
+	u := uint(i)
+	if u < 128 {
+		return s.small[u>>6]&(1<<(u&63)) != 0
+	}
+	j := u>>6 - 2
+	return j < uint(len(s.big)) && s.big[j]&(1<<(u&63)) != 0
 }
 
 func (s *set) add(i int) {
+	s.n++
 	if i < 128 {
 		s.small[i/64] |= 1 << (i % 64)
 		return
@@ -114,6 +149,17 @@ func (s *set) add(i int) {
 		s.big = append(s.big, 0)
 	}
 	s.big[j] |= 1 << (i % 64)
+}
+
+// del removes i (n stays: it only tells an empty set apart).
+func (s *set) del(i int) {
+	if i < 128 {
+		s.small[i/64] &^= 1 << (i % 64)
+		return
+	}
+	if j := i/64 - 2; j < len(s.big) {
+		s.big[j] &^= 1 << (i % 64)
+	}
 }
 
 // phase selects the pool the router draws from.
@@ -135,7 +181,7 @@ type candidate struct {
 // filter appends to dst the engines that may serve r now, in pool ph, leaving out excl.
 // It never blocks and allocates nothing while dst has room.
 func (c *Client) filter(r *request, excl *set, ph phase, now int64, dst []candidate) []candidate {
-	budgetFrac := 0.0
+	budgetFrac := -1.0 // no budget
 	if !c.budget.Unlimited() {
 		budgetFrac = c.budget.Fraction(now)
 	}
@@ -147,18 +193,17 @@ func (c *Client) filter(r *request, excl *set, ph phase, now int64, dst []candid
 		if (ph == phaseFallback) != e.fallbackOnly(v) && r.pinned == nil {
 			continue
 		}
-		if e.maintenance.Load() || e.setAside.Load() || now < e.outUntil.Load() || now < e.coolUntil.Load() {
+		if e.flags.Load() != 0 || now < e.offUntil.Load() {
 			continue
 		}
-		b := e.br.of(r.Scene)
-		if !b.allowed(now) {
+		ok, trial := e.br.of(r.Scene).allowed(now)
+		if !ok {
 			continue
 		}
-		trial := b.current() != BreakerClosed
 		if !trial && v.avail < c.routing.MinHealth {
 			continue
 		}
-		if !e.q.Unlimited() && e.q.Left(now) < int64(r.chars) {
+		if e.quotaLimited && e.q.Left(now) < int64(r.chars) {
 			continue
 		}
 		if !e.supports(r.srcID, r.tgt.ID) {
@@ -170,20 +215,20 @@ func (c *Client) filter(r *request, excl *set, ph phase, now int64, dst []candid
 		if !trial && !v.sceneOK[r.Scene] {
 			continue
 		}
-		dst = append(dst, candidate{e: e, w: v.weight[r.Scene], trial: trial, canary: e.prof.Canary > 0})
+		dst = append(dst, candidate{e: e, w: v.weight[r.Scene], trial: trial, canary: e.canary})
 	}
 	return dst
 }
 
 // classAllowed applies the priority and budget rules: normal requests never reach premium
 // engines; past EconomyAt of the daily budget only free and standard engines serve; once the
-// budget is spent only free engines do.
+// budget is spent only free engines do. budgetFrac is the fraction spent, -1 with no budget.
 func (c *Client) classAllowed(e *engine, r *request, budgetFrac float64) bool {
 	class := e.prof.Class
 	if class == ClassPremium && r.Priority != PriorityHigh && r.pinned == nil {
 		return false
 	}
-	if c.budget.Unlimited() || class == ClassFree || e.prof.CostPerMillion == 0 || r.ignoreBudget {
+	if budgetFrac < 0 || class == ClassFree || e.prof.CostPerMillion == 0 || r.ignoreBudget {
 		return true
 	}
 	if budgetFrac >= 1 {
@@ -196,62 +241,63 @@ func (c *Client) classAllowed(e *engine, r *request, budgetFrac float64) bool {
 }
 
 // pick chooses one candidate: a half-open breaker's trial first, then a canary for the users
-// in its share, then (sticky) rendezvous hashing or a softmax draw over the weights.
+// in its share, then (sticky) rendezvous hashing or a softmax draw over the weights. Users
+// outside a canary's share reach it only when nothing else is left.
 func (c *Client) pick(r *request, cands []candidate) *engine {
-	for _, cd := range cands {
-		if cd.trial {
+	var canaryHit *engine
+	sum, others := 0.0, 0
+	for i := range cands {
+		cd := &cands[i]
+		switch {
+		case cd.trial:
 			return cd.e
-		}
-	}
-	// Canaries: a user in an engine's share goes to it; everybody else only reaches a canary
-	// when nothing else is left.
-	nonCanary := 0
-	for _, cd := range cands {
-		if !cd.canary {
-			nonCanary++
-			continue
-		}
-		if r.UserID != "" && inCanary(r.userHash, cd.e) {
-			return cd.e
-		}
-	}
-	if nonCanary > 0 && nonCanary < len(cands) {
-		n := 0
-		for _, cd := range cands {
-			if !cd.canary {
-				cands[n] = cd
-				n++
+		case cd.canary:
+			if canaryHit == nil && r.UserID != "" && inCanary(r.userHash, cd.e) {
+				canaryHit = cd.e
 			}
+		default:
+			others++
+			sum += cd.w
 		}
-		cands = cands[:n]
 	}
-	if len(cands) == 1 {
-		return cands[0].e
+	if canaryHit != nil {
+		return canaryHit
 	}
+	onlyCanaries := others == 0
+	if onlyCanaries {
+		for i := range cands {
+			sum += cands[i].w
+		}
+	}
+	eligible := func(cd *candidate) bool { return onlyCanaries || !cd.canary }
 	if c.routing.Sticky {
 		var best *engine
 		bestV := math.Inf(-1)
-		for _, cd := range cands {
-			u := unit(mix(r.hash ^ cd.e.nameHash))
+		for i := range cands {
+			cd := &cands[i]
+			if !eligible(cd) {
+				continue
+			}
 			// Weighted rendezvous hashing: argmax of -w/ln(u).
-			if v := -cd.w / math.Log(u); v > bestV {
+			if v := -cd.w / math.Log(unit(mix(r.hash^cd.e.nameHash))); v > bestV {
 				best, bestV = cd.e, v
 			}
 		}
 		return best
 	}
-	sum := 0.0
-	for _, cd := range cands {
-		sum += cd.w
-	}
 	x := c.random() * sum
-	for _, cd := range cands {
-		x -= cd.w
-		if x < 0 {
+	var last *engine
+	for i := range cands {
+		cd := &cands[i]
+		if !eligible(cd) {
+			continue
+		}
+		if x -= cd.w; x < 0 {
 			return cd.e
 		}
+		last = cd.e
 	}
-	return cands[len(cands)-1].e
+	return last
 }
 
 // inCanary reports whether the user (by hash) falls in the engine's canary share.

@@ -685,7 +685,7 @@ func (c *Client) newEngine(i int, spec engineSpec, bp BreakerPolicy, start time.
 	if err != nil {
 		return nil, configError(field("Languages"), err.Error())
 	}
-	e := &engine{idx: i, name: name, eng: spec.e, prof: p, langs: langs,
+	e := &engine{idx: i, name: name, eng: spec.e, prof: p, langs: langs, quotaLimited: p.Quota > 0, canary: p.Canary > 0, fallback: p.FallbackOnly,
 		br: newBreakers(bp, c.clock.Now), q: quota.New(p.Quota, p.QuotaPeriod, start),
 		nameHash: maphash.String(c.hashSeed, name), cost: CostScore(p.CostPerMillion)}
 	for s := range sceneNames {
@@ -1119,7 +1119,7 @@ func (c *Client) Engines() []EngineStatus {
 		if e.prof.FallbackOnly {
 			pool = PoolFallback
 		}
-		if e.maintenance.Load() {
+		if e.has(flagMaintenance) {
 			pool = PoolMaintenance
 		}
 		left := e.q.Left(now)
@@ -1127,7 +1127,7 @@ func (c *Client) Engines() []EngineStatus {
 			left = 0
 		}
 		out[i] = EngineStatus{Name: e.name, Breaker: e.br.worst(), Pool: pool, Health: v.avail,
-			Score: v.score[SceneGeneral], QuotaLeft: left, SetAside: e.setAside.Load(), LatencyEWMA: v.ewma}
+			Score: v.score[SceneGeneral], QuotaLeft: left, SetAside: e.has(flagSetAside), LatencyEWMA: v.ewma}
 	}
 	return out
 }
