@@ -107,6 +107,11 @@ type breaker struct {
 
 	state     atomic.Uint32 // BreakerState, mirrored after every operation
 	openUntil atomic.Int64  // unix nanos; meaningful while open
+	// clean is set while the breaker is closed and its window is full of successes:
+	// recording another success then changes no count, so it is skipped, and a healthy
+	// engine's calls take no lock.
+	clean  atomic.Bool
+	window uint
 
 	mu      sync.Mutex // guards reopens and serialises transitions bookkeeping
 	reopens int
@@ -120,7 +125,7 @@ func newBreaker(p BreakerPolicy, now func() time.Time) *breaker {
 		// Never half-opens by itself: we do, on our clock.
 		WithDelay(time.Duration(math.MaxInt64)).
 		Build()
-	return &breaker{cb: cb, minCalls: uint(p.MinCalls), ratio: p.FailureRatio, cooldown: p.Cooldown, now: now}
+	return &breaker{cb: cb, minCalls: uint(p.MinCalls), ratio: p.FailureRatio, cooldown: p.Cooldown, now: now, window: uint(p.Window)}
 }
 
 // allowed reports, without side effects, whether the breaker would let a call through now
@@ -135,10 +140,17 @@ func (b *breaker) allowed(nowNanos int64) (ok, trial bool) {
 	return nowNanos >= b.openUntil.Load(), true
 }
 
-// acquire takes a permit. It half-opens an open breaker whose cooldown is over.
+// acquire takes a permit. It half-opens an open breaker whose cooldown is over. A closed
+// breaker's permits are free and unlimited in failsafe-go (taking one changes nothing), so
+// while closed none is taken and the lock is spared; the call is still recorded once.
 func (b *breaker) acquire() (ok bool, tr transition) {
-	if BreakerState(b.state.Load()) == BreakerOpen && b.now().UnixNano() >= b.openUntil.Load() {
-		b.cb.HalfOpen()
+	switch BreakerState(b.state.Load()) {
+	case BreakerClosed:
+		return true, transition{}
+	case BreakerOpen:
+		if b.now().UnixNano() >= b.openUntil.Load() {
+			b.cb.HalfOpen()
+		}
 	}
 	ok = b.cb.TryAcquirePermit()
 	return ok, b.sync()
@@ -147,8 +159,17 @@ func (b *breaker) acquire() (ok bool, tr transition) {
 // record records the outcome of a permitted call.
 func (b *breaker) record(success bool) transition {
 	if success {
+		if b.clean.Load() {
+			return transition{}
+		}
 		b.cb.RecordSuccess()
+		if b.cb.IsClosed() {
+			if m := b.cb.Metrics(); m.Executions() >= b.window && m.Failures() == 0 {
+				b.clean.Store(true)
+			}
+		}
 	} else {
+		b.clean.Store(false)
 		b.cb.RecordFailure()
 		if b.cb.IsClosed() {
 			m := b.cb.Metrics()
@@ -173,6 +194,7 @@ func (b *breaker) sync() transition {
 	if from == to {
 		return transition{from, to}
 	}
+	b.clean.Store(false)
 	b.mu.Lock()
 	switch to {
 	case BreakerOpen:

@@ -137,70 +137,78 @@ func (c *cache) put(r *request, out, source string, now int64) {
 // flight is one engine round-trip that identical concurrent requests share. Its done
 // channel is made by the first follower, so a request nobody joins allocates none.
 type flight struct {
-	text string
-	key  keyFields
-	done chan struct{} // under the shard's lock until landed
-	res  *Result
-	err  error
+	hash   uint64
+	text   string
+	key    keyFields
+	done   atomic.Pointer[chan struct{}]
+	landed atomic.Bool // res and err are set
+	res    *Result
+	err    error
 }
 
-// flights coalesces concurrent identical misses into one call. It is sharded by key.
+// flightSlots is the size of the flights table: more than the requests a Client usually has
+// in flight at once.
+const flightSlots = 1024
+
+// flights coalesces concurrent identical misses into one call, without locks: a
+// direct-mapped table of the flights in the air. A request whose slot holds a different
+// request's flight is not coalesced (it leads a flight of its own, unregistered); identical
+// requests always meet in their slot.
 type flights struct {
-	shards  [16]flightShard
+	slots   [flightSlots]atomic.Pointer[flight]
 	waiting atomic.Int32 // followers waiting on a flight (for tests)
 }
 
-type flightShard struct {
-	mu sync.Mutex
-	m  map[uint64]*flight
-}
-
-func (fs *flights) shard(h uint64) *flightShard { return &fs.shards[h>>60] }
-
 // join registers f as r's flight and returns it with lead true, or returns the flight an
-// identical request already leads. A hash collision with a different request is not
-// coalesced: the caller leads f, unregistered.
+// identical request already leads.
 func (fs *flights) join(r *request, f *flight) (*flight, bool) {
-	s := fs.shard(r.hash)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if g, ok := s.m[r.hash]; ok {
-		if g.text == r.Text && g.key == r.key {
-			if g.done == nil {
-				g.done = make(chan struct{})
-			}
+	f.hash, f.text, f.key = r.hash, r.Text, r.key
+	s := &fs.slots[r.hash%flightSlots]
+	for {
+		if s.CompareAndSwap(nil, f) {
+			return f, true
+		}
+		g := s.Load()
+		if g == nil {
+			continue // it landed in between
+		}
+		if g.hash == r.hash && g.text == r.Text && g.key == r.key {
 			return g, false
 		}
 		return f, true
 	}
-	if s.m == nil {
-		s.m = map[uint64]*flight{}
-	}
-	f.text, f.key = r.Text, r.key
-	s.m[r.hash] = f
-	return f, true
 }
 
+// land publishes the leader's answer and wakes the followers.
 func (fs *flights) land(r *request, f *flight, res *Result, err error) {
 	f.res, f.err = res, err
-	s := fs.shard(r.hash)
-	s.mu.Lock()
-	if s.m[r.hash] == f {
-		delete(s.m, r.hash)
-	}
-	done := f.done
-	s.mu.Unlock()
-	if done != nil {
-		close(done)
+	f.landed.Store(true)
+	fs.slots[r.hash%flightSlots].CompareAndSwap(f, nil)
+	if ch := f.done.Load(); ch != nil {
+		close(*ch)
 	}
 }
 
-// wait waits for the flight or ctx.
+// wait waits for the flight or ctx. The follower publishes its channel before it looks at
+// landed, and the leader sets landed before it looks for a channel, so one of them sees the
+// other: no follower waits on a flight that has landed.
 func (fs *flights) wait(ctx context.Context, f *flight) error {
 	fs.waiting.Add(1)
 	defer fs.waiting.Add(-1)
+	ch := f.done.Load()
+	if ch == nil {
+		nc := make(chan struct{})
+		if f.done.CompareAndSwap(nil, &nc) {
+			ch = &nc
+		} else {
+			ch = f.done.Load()
+		}
+	}
+	if f.landed.Load() {
+		return nil
+	}
 	select {
-	case <-f.done:
+	case <-*ch:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

@@ -222,3 +222,29 @@ func TestCacheFindsEntriesWhoseIndexSlotWasTaken(t *testing.T) {
 		t.Errorf("engine calls = %d, want 64", a.Calls())
 	}
 }
+
+func TestCoalescingUnderLoad(t *testing.T) {
+	// Many goroutines over few texts: every caller gets its text's translation, whether it
+	// led a flight, followed one or came after it landed.
+	a := fake.New("a", fake.WithLatency(time.Millisecond))
+	c := newClient(t, translate.WithEngine(a, translate.Profile{}))
+	var wg sync.WaitGroup
+	for g := 0; g < 64; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for i := 0; i < 20; i++ {
+				text := fmt.Sprint("text ", (g+i)%5)
+				res, err := c.Translate(context.Background(), req(text))
+				if err != nil || res.Text != "[es] "+text {
+					t.Errorf("%q: %v %+v", text, err, res)
+					return
+				}
+			}
+		}(g)
+	}
+	wg.Wait()
+	if a.Calls() >= 64*20 {
+		t.Errorf("%d engine calls for %d requests over 5 texts: nothing was coalesced", a.Calls(), 64*20)
+	}
+}

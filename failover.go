@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/text/language"
 
+	"github.com/fanyi-go/translate/internal/deadline"
 	"github.com/fanyi-go/translate/internal/placeholder"
 	"github.com/fanyi-go/translate/internal/segment"
 )
@@ -149,7 +150,11 @@ func (c *Client) attemptLoop(ctx context.Context, r *request, j *job, ph phase, 
 		if st.failures >= c.retry.MaxAttempts && ph == phaseNormal {
 			return st.fail(KindNoEngine, "attempt limit reached")
 		}
-		realNow := time.Now()
+		realNow := st.start // the request's start serves its first attempt
+		if st.attempted {
+			realNow = time.Now()
+		}
+		st.attempted = true
 		left := st.deadline.Sub(realNow)
 		if left < min(minAttemptTime, e.prof.Timeout) {
 			return st.fail(KindTimeout, "request deadline reached")
@@ -161,7 +166,7 @@ func (c *Client) attemptLoop(ctx context.Context, r *request, j *job, ph phase, 
 		j.prepare(r, e, maxChars)
 
 		// Gates: a saturated engine is skipped at once unless it is the last candidate.
-		release, gateErr := c.enter(ctx, e, r, st, left)
+		release, waited, gateErr := c.enter(ctx, e, r, st, left)
 		if gateErr != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -209,12 +214,22 @@ func (c *Client) attemptLoop(ctx context.Context, r *request, j *job, ph phase, 
 		if st.deadline.Before(attemptDeadline) {
 			attemptDeadline = st.deadline
 		}
-		ereq := st.req
-		st.req = nil // a timed-out engine may still read its request: later attempts get new ones
+		// A timed-out engine may still hold its request and context: only the first attempt
+		// uses the preallocated ones, later attempts get new ones.
+		ereq, dctx := st.req, st.ctx
+		st.req, st.ctx = nil, nil
 		if ereq == nil {
-			ereq = &EngineRequest{}
+			ereq, dctx = &EngineRequest{}, &deadline.Context{}
 		}
-		out, lat, err := c.call(ctx, e, r, ereq, texts, attemptDeadline, len(st.attempts)+1)
+		if waited {
+			realNow = time.Now()
+		}
+		dctx.Init(ctx, attemptDeadline)
+		out, lat, err := c.call(ctx, dctx, e, r, ereq, texts, realNow, len(st.attempts)+1)
+		if reusable := dctx.Release(); dctx == st.first {
+			st.firstReusable = reusable
+		}
+		st.end = realNow.Add(lat)
 		release()
 		kind := KindOf(err)
 		if err != nil && ctx.Err() != nil {
@@ -231,11 +246,11 @@ func (c *Client) attemptLoop(ctx context.Context, r *request, j *job, ph phase, 
 			c.breakerMoved(e, b.record(false))
 		}
 		if err == nil || breakerFailure(kind) {
-			e.h.record(err == nil, lat)
+			e.h.record(r.hash, err == nil, lat)
 		}
 		st.attempts = append(st.attempts, Attempt{Engine: e.name, Latency: lat, Err: err})
 		if err == nil {
-			e.served.Add(1) // real traffic spares the engine a probe (probe.go)
+			e.h.served(r.hash) // real traffic spares the engine a probe (probe.go)
 			j.out = append(j.out, out.Texts...)
 			j.next += n
 			j.credit(e.name)
@@ -343,8 +358,16 @@ type loopState struct {
 	deadline  time.Time
 	lastErr   error
 	budgetHit bool
-	now       int64          // the clock reading the request started with, used once
-	req       *EngineRequest // the first attempt's request, preallocated
+	now       int64             // the clock reading the request started with, used once
+	req       *EngineRequest    // the first attempt's request, preallocated
+	ctx       *deadline.Context // the first attempt's context, preallocated
+	first     *deadline.Context // the same, kept to see whether it can be reused
+	// firstReusable is false when the first attempt's engine armed its context: it may still
+	// hold it and its request, which are then not pooled.
+	firstReusable bool
+	start         time.Time // when the request started, in real time
+	attempted     bool      // an attempt was prepared: later ones read the time
+	end           time.Time // when the last engine call returned
 }
 
 func (st *loopState) skip(e *engine, err error) {
@@ -378,7 +401,7 @@ func (st *loopState) failWith(err error) error {
 // enter passes the engine's rate limiter and concurrency gate. A candidate without a token
 // or a free slot is skipped at once, unless it is the last one and the wait fits the time
 // left. It returns the function that frees the slot.
-func (c *Client) enter(ctx context.Context, e *engine, r *request, st *loopState, left time.Duration) (func(), error) {
+func (c *Client) enter(ctx context.Context, e *engine, r *request, st *loopState, left time.Duration) (release func(), waited bool, err error) {
 	last := -1 // computed lazily: are there other candidates?
 	isLast := func() bool {
 		if last < 0 {
@@ -399,34 +422,35 @@ func (c *Client) enter(ctx context.Context, e *engine, r *request, st *loopState
 		if d := rv.DelayFrom(now); d > 0 {
 			if !isLast() || d > left-minAttemptTime {
 				rv.CancelAt(now)
-				return nil, &Error{Kind: KindRateLimited, Engine: e.name, Message: "skipped: local rate limit"}
+				return nil, false, &Error{Kind: KindRateLimited, Engine: e.name, Message: "skipped: local rate limit"}
 			}
 			if err := c.clock.Sleep(ctx, d); err != nil {
 				rv.CancelAt(c.clock.Now())
-				return nil, err
+				return nil, false, err
 			}
+			waited = true
 		}
 	}
 	if e.sem == nil {
-		return noop, nil
+		return noop, waited, nil
 	}
 	select {
 	case e.sem <- struct{}{}:
-		return func() { <-e.sem }, nil
+		return func() { <-e.sem }, waited, nil
 	default:
 	}
 	if !isLast() {
-		return nil, &Error{Kind: KindRateLimited, Engine: e.name, Message: "skipped: concurrency limit"}
+		return nil, false, &Error{Kind: KindRateLimited, Engine: e.name, Message: "skipped: concurrency limit"}
 	}
 	t := time.NewTimer(left - minAttemptTime)
 	defer t.Stop()
 	select {
 	case e.sem <- struct{}{}:
-		return func() { <-e.sem }, nil
+		return func() { <-e.sem }, true, nil
 	case <-t.C:
-		return nil, &Error{Kind: KindTimeout, Engine: e.name, Message: "no free slot in time"}
+		return nil, false, &Error{Kind: KindTimeout, Engine: e.name, Message: "no free slot in time"}
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return nil, false, ctx.Err()
 	}
 }
 
@@ -442,15 +466,14 @@ func noop() {}
 // call makes one engine call under the attempt deadline and checks what comes back: a
 // (nil, nil), a wrong number of texts, an empty or untranslated text, or a lost placeholder
 // becomes KindBadOutput; a panic becomes KindUnknown; the attempt's own deadline KindTimeout.
-func (c *Client) call(ctx context.Context, e *engine, r *request, req *EngineRequest, texts []string, deadline time.Time, n int) (res *EngineResult, lat time.Duration, err error) {
-	actx, cancel := context.WithDeadline(ctx, deadline)
-	defer cancel()
-	actx, span := c.obs.attemptStart(actx, e, n)
+// dctx is the attempt's context, set up with its deadline, which the caller releases; start
+// is the real time the call starts at, read by the caller.
+func (c *Client) call(ctx context.Context, dctx *deadline.Context, e *engine, r *request, req *EngineRequest, texts []string, start time.Time, n int) (res *EngineResult, lat time.Duration, err error) {
+	actx, span := c.obs.attemptStart(dctx, e, n)
 	*req = EngineRequest{Texts: texts, Target: r.tgt.Tag, Scene: r.Scene, Style: r.Style, RequestID: r.id}
 	if r.src != nil {
 		req.Source = r.src.Tag
 	}
-	t0 := time.Now()
 	func() {
 		defer func() {
 			if p := recover(); p != nil {
@@ -459,7 +482,7 @@ func (c *Client) call(ctx context.Context, e *engine, r *request, req *EngineReq
 		}()
 		res, err = e.eng.Translate(actx, req)
 	}()
-	lat = time.Since(t0)
+	lat = time.Since(start)
 	err = c.check(actx, ctx, e, r, texts, res, err)
 	c.obs.attemptEnd(actx, span, e, n, lat, err)
 	if err != nil {

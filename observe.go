@@ -385,7 +385,8 @@ func (o *observer) attemptEnd(ctx context.Context, span trace.Span, e *engine, n
 // timeDecision reports whether the caller should time the next routing decision and pass
 // the duration to decision: one decision in decisionEvery, when anyone records it.
 func (o *observer) timeDecision() bool {
-	return o.decisions.Add(1)%decisionEvery == 1 && o.decisionDur.Enabled(context.Background())
+	// Enabled first: with nothing recording, no shared counter is written.
+	return o.decisionDur.Enabled(context.Background()) && o.decisions.Add(1)%decisionEvery == 1
 }
 
 // decision records the duration of a routing decision timed after timeDecision said so.

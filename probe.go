@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/fanyi-go/translate/internal/deadline"
 	"github.com/fanyi-go/translate/internal/lang"
 )
 
@@ -151,7 +152,7 @@ func (c *Client) probeRound(ctx context.Context) {
 	now := c.now()
 	var wg sync.WaitGroup
 	for _, e := range c.engines {
-		if e.served.Swap(0) >= probeBusyCalls {
+		if e.h.takeServed() >= probeBusyCalls {
 			continue
 		}
 		wg.Add(1)
@@ -208,8 +209,10 @@ func (c *Client) probe(ctx context.Context, e *engine, r *request, now int64) {
 		e.q.Refund(chars)
 		return
 	}
-	out, lat, err := c.call(ctx, e, r, &EngineRequest{}, []string{r.Text},
-		time.Now().Add(e.prof.Timeout), 1)
+	start := time.Now()
+	dctx := deadline.New(ctx, start.Add(e.prof.Timeout))
+	out, lat, err := c.call(ctx, dctx, e, r, &EngineRequest{}, []string{r.Text}, start, 1)
+	dctx.Release()
 	if err != nil {
 		e.q.Refund(chars)
 		c.budget.Refund(cost)
@@ -225,7 +228,7 @@ func (c *Client) probe(ctx context.Context, e *engine, r *request, now int64) {
 		}
 	}
 	pass := err == nil && c.probes.accepts(e.name, out.Texts[0])
-	e.h.record(pass, lat)
+	e.h.record(uint64(time.Now().UnixNano()), pass, lat)
 	c.probed(e, pass)
 }
 

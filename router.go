@@ -41,7 +41,6 @@ type engine struct {
 	unsupported sync.Map      // pair (uint64) -> struct{}: pairs the engine said it does not take
 	anyUnsupp   atomic.Bool
 	probeFails  atomic.Int32
-	served      atomic.Int64 // real calls answered since the last probe round (probe.go)
 }
 
 // Engine flags: reasons an engine is out until something changes.
@@ -349,8 +348,7 @@ type poolMove struct{ from, to Pool }
 // foldEngine folds one engine's window and rebuilds its view.
 func (c *Client) foldEngine(e *engine, secs float64) *poolMove {
 	h := &e.h
-	calls, fails := h.calls.Swap(0), h.fails.Swap(0)
-	okCalls, lat := h.okCalls.Swap(0), h.latNanos.Swap(0)
+	calls, fails, okCalls, lat := h.take()
 	old := e.view.Load()
 
 	h.mu.Lock()

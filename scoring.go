@@ -172,11 +172,21 @@ type view struct {
 	gate    float64                  // traffic gate factor 0..1
 }
 
+// healthStripes is how many stripes the call counters are spread over, so that requests on
+// different cores seldom write the same cache line.
+const healthStripes = 8
+
+// healthStripe is one stripe of counters, padded to a cache line.
+type healthStripe struct {
+	calls, fails, okCalls atomic.Int64
+	latNanos              atomic.Int64 // sum of successful calls' latencies
+	served                atomic.Int64 // successful real calls since the last probe round
+	_                     [24]byte
+}
+
 // health collects an engine's call statistics between folds. Recording is lock-free.
 type health struct {
-	calls, fails atomic.Int64
-	latNanos     atomic.Int64 // sum of successful calls' latencies
-	okCalls      atomic.Int64
+	stripes [healthStripes]healthStripe
 
 	mu       sync.Mutex // guards the fold state below
 	winCalls [healthFolds]int64
@@ -188,12 +198,39 @@ type health struct {
 	lastRate float64 // requests per second over the last fold
 }
 
-func (h *health) record(ok bool, latency time.Duration) {
-	h.calls.Add(1)
+// record records one call, in the stripe chosen by key (any well-mixed number, such as the
+// request's hash).
+func (h *health) record(key uint64, ok bool, latency time.Duration) {
+	s := &h.stripes[key%healthStripes]
+	s.calls.Add(1)
 	if !ok {
-		h.fails.Add(1)
+		s.fails.Add(1)
 		return
 	}
-	h.okCalls.Add(1)
-	h.latNanos.Add(int64(latency))
+	s.okCalls.Add(1)
+	s.latNanos.Add(int64(latency))
+}
+
+// served counts a successful real call, for the prober.
+func (h *health) served(key uint64) { h.stripes[key%healthStripes].served.Add(1) }
+
+// takeServed returns and resets the successful real calls since the last call.
+func (h *health) takeServed() int64 {
+	var n int64
+	for i := range h.stripes {
+		n += h.stripes[i].served.Swap(0)
+	}
+	return n
+}
+
+// take returns and resets the counters of the fold.
+func (h *health) take() (calls, fails, okCalls, latNanos int64) {
+	for i := range h.stripes {
+		s := &h.stripes[i]
+		calls += s.calls.Swap(0)
+		fails += s.fails.Swap(0)
+		okCalls += s.okCalls.Swap(0)
+		latNanos += s.latNanos.Swap(0)
+	}
+	return
 }

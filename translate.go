@@ -20,6 +20,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/fanyi-go/translate/internal/deadline"
 	"github.com/fanyi-go/translate/internal/lang"
 	"github.com/fanyi-go/translate/internal/quota"
 	"github.com/fanyi-go/translate/internal/segment"
@@ -523,6 +524,7 @@ type Client struct {
 	nextFold  atomic.Int64
 	lastFold  atomic.Int64
 	obs       *observer
+	scratch   sync.Pool // *scratch
 	batchConc int
 	probes    *ProbePolicy
 
@@ -859,19 +861,40 @@ func runeCount(s string) int {
 	return len(s)
 }
 
-// resultBuf is a Result allocated together with everything a plain request needs on its
-// way (first attempts, request id, the engine request, the text's single part, the flight
-// identical requests share), so a request costs one allocation for its answer.
+// resultBuf is a Result allocated together with its first attempts, its request id and the
+// flight identical requests share, so a request costs one allocation for its answer.
 type resultBuf struct {
 	Result
-	att  [2]Attempt
-	id   [32]byte
-	req  EngineRequest
-	part [1]string
-	sep  [1]string
-	out  [1]string
-	by   [1]string
-	fl   flight
+	att [2]Attempt
+	id  [32]byte
+	fl  flight
+}
+
+// scratch is what a request needs only while it runs: the first attempt's engine request
+// and context, and the text as one part. It is pooled.
+type scratch struct {
+	req                 EngineRequest
+	dctx                deadline.Context
+	part, sep, out, eng [1]string
+}
+
+// getScratch returns a scratch from the Client's pool.
+func (c *Client) getScratch() *scratch {
+	if s, ok := c.scratch.Get().(*scratch); ok {
+		return s
+	}
+	return new(scratch)
+}
+
+// putScratch returns s to the pool when reusable: no engine may still hold part of it (an
+// engine that armed its context may have waited on it past its timeout).
+func (c *Client) putScratch(s *scratch, reusable bool) {
+	if !reusable {
+		return
+	}
+	s.req = EngineRequest{}
+	s.part[0], s.out[0], s.eng[0] = "", "", ""
+	c.scratch.Put(s)
 }
 
 func (c *Client) newResult(reqID string) *resultBuf {
@@ -998,12 +1021,14 @@ func (c *Client) reuse(prev *Result, reqID string, t0 time.Time) *Result {
 func (c *Client) run(ctx context.Context, r *request, b *resultBuf, stale *cacheEntry, t0 time.Time, now int64) (*Result, error) {
 	res := &b.Result
 	r.id = res.RequestID
-	st := loopState{attempts: res.Attempts, deadline: t0.Add(c.deadline), now: now, req: &b.req}
+	s := c.getScratch()
+	st := loopState{attempts: res.Attempts, deadline: t0.Add(c.deadline), now: now, req: &s.req, ctx: &s.dctx, first: &s.dctx, start: t0}
+	defer func() { c.putScratch(s, st.ctx != nil || st.firstReusable) }()
 	if d, ok := ctx.Deadline(); ok && d.Before(st.deadline) {
 		st.deadline = d
 	}
-	b.part[0] = r.Text
-	j := job{split: segment.Segments{Parts: b.part[:], Seps: b.sep[:]}, out: b.out[:0], by: b.by[:0]}
+	s.part[0] = r.Text
+	j := job{split: segment.Segments{Parts: s.part[:], Seps: s.sep[:]}, out: s.out[:0], by: s.eng[:0]}
 	err := c.attemptLoop(ctx, r, &j, phaseNormal, &st, res)
 	degraded := false
 	if err != nil && ctx.Err() == nil && KindOf(err) != KindInvalidInput && (r.pinned == nil || r.AllowFallback) {
@@ -1047,11 +1072,11 @@ func (c *Client) run(ctx context.Context, r *request, b *resultBuf, stale *cache
 	res.Degraded = degraded
 	res.Source = r.Source
 	if r.src != nil {
-		res.Source = r.src.Tag.String()
+		res.Source = r.src.Canon
 	} else if j.srcTag != "" {
 		res.Source = j.srcTag
 	}
-	res.Latency = time.Since(t0)
+	res.Latency = st.end.Sub(t0) // the last action was the successful call
 	return res, nil
 }
 

@@ -24,6 +24,8 @@ type Info struct {
 	// ID is Key's interned number in the Cache that produced the Info (1-based).
 	ID int
 
+	// Canon is Tag.String(), kept: the Client reports it as Result.Source.
+	Canon     string
 	tagString string     // the string it was looked up by
 	recent    *recentTag // its entry in Cache.recent, made once
 }
@@ -137,7 +139,7 @@ func (c *Cache) Lookup(tag string) (*Info, error) {
 	if in, ok := old[tag]; ok {
 		return in, nil
 	}
-	in := &Info{Tag: t, Key: key, ID: c.internLocked(key), tagString: strings.Clone(tag)}
+	in := &Info{Tag: t, Key: key, ID: c.internLocked(key), tagString: strings.Clone(tag), Canon: t.String()}
 	in.recent = &recentTag{tag: in.tagString, info: in}
 	if len(old) >= maxCached {
 		return in, nil // too many distinct strings: parse each time rather than grow forever

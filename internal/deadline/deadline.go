@@ -1,0 +1,168 @@
+// Package deadline provides a context with a deadline whose timer is armed lazily: only when
+// somebody asks for Done. An engine call that returns without waiting on its context (an
+// in-process engine, a local cache, a fake) then costs no runtime timer, which on a busy
+// client is the largest single cost of an engine call after the call itself.
+//
+// The Context behaves like context.WithDeadline's: Deadline reports the deadline; Done is
+// closed at the deadline, when the parent is done, or when Release is called; Err reports
+// why (and reports DeadlineExceeded once the deadline has passed even if nobody asked for
+// Done); contexts derived from it are canceled with it, without extra goroutines (it
+// implements the AfterFunc method the context package looks for).
+package deadline
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// closedChan is a closed channel, returned by Done of contexts finished before Done was asked.
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// Context is a context.Context with a deadline. Create it with Init or New and call Release
+// when the work it bounds is over. It is safe for concurrent use.
+type Context struct {
+	parent   context.Context
+	deadline time.Time
+
+	done atomic.Pointer[chan struct{}] // nil until Done is asked or the context ends
+
+	mu         sync.Mutex
+	err        error // set once, when the context ends
+	timer      *time.Timer
+	stopParent func() bool
+	funcs      map[*afterFunc]struct{}
+}
+
+type afterFunc struct{ f func() }
+
+// New returns a Context for parent that ends at d at the latest.
+func New(parent context.Context, d time.Time) *Context {
+	c := &Context{}
+	c.Init(parent, d)
+	return c
+}
+
+// Init sets up a zero Context, or a released one that was never armed (see Reusable), for
+// parent, ending at d at the latest.
+func (c *Context) Init(parent context.Context, d time.Time) {
+	c.done.Store(nil)
+	c.err, c.timer, c.stopParent, c.funcs = nil, nil, nil, nil
+	c.parent, c.deadline = parent, d
+	if pd, ok := parent.Deadline(); ok && pd.Before(d) {
+		c.deadline = pd
+	}
+}
+
+// Deadline returns the deadline.
+func (c *Context) Deadline() (time.Time, bool) { return c.deadline, true }
+
+// Value returns the parent's value for key.
+func (c *Context) Value(key any) any { return c.parent.Value(key) }
+
+// Done returns a channel closed when the context ends. The first call arms the timer.
+func (c *Context) Done() <-chan struct{} {
+	if d := c.done.Load(); d != nil {
+		return *d
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if d := c.done.Load(); d != nil {
+		return *d
+	}
+	ch := make(chan struct{})
+	c.done.Store(&ch)
+	if err := c.parent.Err(); err != nil {
+		c.endLocked(err)
+		return ch
+	}
+	left := time.Until(c.deadline)
+	if left <= 0 {
+		c.endLocked(context.DeadlineExceeded)
+		return ch
+	}
+	c.timer = time.AfterFunc(left, func() { c.end(context.DeadlineExceeded) })
+	c.stopParent = context.AfterFunc(c.parent, func() { c.end(c.parent.Err()) })
+	return ch
+}
+
+// Err returns nil while the context runs; then context.DeadlineExceeded, the parent's
+// error, or context.Canceled after Release.
+func (c *Context) Err() error {
+	c.mu.Lock()
+	err := c.err
+	c.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if err := c.parent.Err(); err != nil {
+		return err
+	}
+	if !time.Now().Before(c.deadline) {
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
+// AfterFunc arranges for f to run in its own goroutine once the context ends, as
+// context.AfterFunc does; contexts derived from this one use it to follow it.
+func (c *Context) AfterFunc(f func()) (stop func() bool) {
+	c.Done() // arm
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		go f()
+		return func() bool { return false }
+	}
+	a := &afterFunc{f: f}
+	if c.funcs == nil {
+		c.funcs = map[*afterFunc]struct{}{}
+	}
+	c.funcs[a] = struct{}{}
+	return func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		_, ok := c.funcs[a]
+		delete(c.funcs, a)
+		return ok
+	}
+}
+
+// Release ends the context with context.Canceled, if it has not ended, and frees its timer.
+// It reports whether the Context may be set up again with Init: its timer was never armed,
+// so no callback of its can still run.
+func (c *Context) Release() (reusable bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.endLocked(context.Canceled)
+	return c.timer == nil && c.stopParent == nil
+}
+
+func (c *Context) end(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.endLocked(err)
+}
+
+func (c *Context) endLocked(err error) {
+	if c.err != nil {
+		return
+	}
+	c.err = err
+	if d := c.done.Load(); d != nil {
+		close(*d)
+	} else {
+		c.done.Store(&closedChan)
+	}
+	if c.timer != nil {
+		c.timer.Stop()
+	}
+	if c.stopParent != nil {
+		c.stopParent()
+	}
+	for a := range c.funcs {
+		go a.f()
+	}
+	c.funcs = nil
+}

@@ -1,0 +1,117 @@
+package deadline
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func TestNoTimerUntilDone(t *testing.T) {
+	c := New(context.Background(), time.Now().Add(time.Hour))
+	if c.timer != nil || c.done.Load() != nil {
+		t.Fatal("armed before Done was asked")
+	}
+	if err := c.Err(); err != nil {
+		t.Fatalf("Err = %v", err)
+	}
+	c.Release()
+	if !errors.Is(c.Err(), context.Canceled) {
+		t.Fatalf("after Release Err = %v", c.Err())
+	}
+	select {
+	case <-c.Done():
+	default:
+		t.Fatal("Done not closed after Release")
+	}
+}
+
+func TestReuseOnlyWhenNeverArmed(t *testing.T) {
+	c := New(context.Background(), time.Now().Add(time.Hour))
+	if !c.Release() {
+		t.Fatal("an unarmed, released context is not reusable")
+	}
+	c.Init(context.Background(), time.Now().Add(time.Hour))
+	if c.Err() != nil {
+		t.Fatalf("after Init Err = %v", c.Err())
+	}
+	select {
+	case <-c.Done():
+		t.Fatal("Done closed after Init") // (asking for Done armed the timer)
+	default:
+	}
+	if c.Release() {
+		t.Fatal("an armed context is reusable")
+	}
+}
+
+func TestDeadlineFiresWhenWaitedOn(t *testing.T) {
+	c := New(context.Background(), time.Now().Add(20*time.Millisecond))
+	defer c.Release()
+	<-c.Done() // returns once the deadline passes
+	if !errors.Is(c.Err(), context.DeadlineExceeded) {
+		t.Fatalf("Err = %v", c.Err())
+	}
+}
+
+func TestErrReportsPassedDeadlineWithoutDone(t *testing.T) {
+	c := New(context.Background(), time.Now().Add(-time.Millisecond))
+	defer c.Release()
+	if !errors.Is(c.Err(), context.DeadlineExceeded) {
+		t.Fatalf("Err = %v", c.Err())
+	}
+	select {
+	case <-c.Done():
+	default:
+		t.Fatal("Done of a passed deadline is not closed")
+	}
+}
+
+func TestParentCancelAndEarlierParentDeadline(t *testing.T) {
+	parent, cancel := context.WithCancel(context.Background())
+	c := New(parent, time.Now().Add(time.Hour))
+	defer c.Release()
+	done := c.Done()
+	cancel()
+	<-done
+	if !errors.Is(c.Err(), context.Canceled) {
+		t.Fatalf("Err = %v", c.Err())
+	}
+
+	pd := time.Now().Add(time.Minute)
+	p2, cancel2 := context.WithDeadline(context.Background(), pd)
+	defer cancel2()
+	c2 := New(p2, time.Now().Add(time.Hour))
+	defer c2.Release()
+	if d, _ := c2.Deadline(); !d.Equal(pd) {
+		t.Fatalf("Deadline = %v, want the parent's %v", d, pd)
+	}
+	if c2.Value("k") != nil {
+		t.Fatal("unexpected value")
+	}
+}
+
+func TestDerivedContextsFollowWithoutGoroutines(t *testing.T) {
+	c := New(context.Background(), time.Now().Add(time.Hour))
+	child, cancel := context.WithCancel(c)
+	defer cancel()
+	c.Release()
+	<-child.Done()
+	if !errors.Is(child.Err(), context.Canceled) {
+		t.Fatalf("child Err = %v", child.Err())
+	}
+	// AfterFunc after the end runs at once; stop after registration reports it.
+	ran := make(chan struct{})
+	c.AfterFunc(func() { close(ran) })
+	<-ran
+	c2 := New(context.Background(), time.Now().Add(time.Hour))
+	stop := c2.AfterFunc(func() { t.Error("stopped func ran") })
+	if !stop() {
+		t.Fatal("stop = false before the end")
+	}
+	c2.Release()
+}
