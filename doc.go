@@ -142,7 +142,8 @@
 //	translate.routing.decision.duration  s             histogram  (one decision in 16 is timed)
 //	translate.quota.left                 {char}        gauge      [engine] (-1 when unlimited)
 //
-// cache_hit is true for every answer made without an engine call: a fresh cache entry, an
+// Fresh cache hits read no clock, so they are counted in translate.requests but have no
+// translate.request.duration. cache_hit is true for every answer made without an engine call: a fresh cache entry, an
 // identical request in flight, or a repeated RequestID. translate.cost and translate.chars
 // count successful engine calls, so a text split across engines is credited to each.
 //

@@ -281,7 +281,9 @@ func (o *observer) requestEnd(ctx context.Context, span trace.Span, r *request, 
 	}
 	set := &o.req[oc][b2i(hit)][b2i(degraded)]
 	o.requests.Add(ctx, 1, set.add...)
-	o.requestDur.Record(ctx, d.Seconds(), set.rec...)
+	if d > 0 || !hit { // a fresh cache hit reads no clock: it has no duration to record
+		o.requestDur.Record(ctx, d.Seconds(), set.rec...)
+	}
 	if span != nil {
 		if span.IsRecording() {
 			attrs := make([]attribute.KeyValue, 0, 10)

@@ -3,6 +3,7 @@ package translate
 import (
 	"context"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash/maphash"
@@ -909,12 +910,10 @@ func requestID(id string, buf *[32]byte) string {
 	if id != "" {
 		return id
 	}
-	hi, lo := rand.Uint64(), rand.Uint64()
-	const hex = "0123456789abcdef"
-	for i := 0; i < 16; i++ {
-		buf[i] = hex[(hi>>(60-4*i))&0xf]
-		buf[16+i] = hex[(lo>>(60-4*i))&0xf]
-	}
+	var raw [16]byte
+	binary.BigEndian.PutUint64(raw[:8], rand.Uint64())
+	binary.BigEndian.PutUint64(raw[8:], rand.Uint64())
+	hex.Encode(buf[:], raw[:])
 	return unsafe.String(&buf[0], len(buf))
 }
 
