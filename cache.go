@@ -43,16 +43,16 @@ func (e *cacheEntry) hit(reqID string) *Result {
 // keyFields is what, besides the text, makes two requests the same: languages, scene,
 // style and the pinned engine (policy).
 type keyFields struct {
-	src, tgt int
+	src, tgt int32 // interned language ids
+	pinned   int32 // engine index + 1; 0 when routed
 	scene    Scene
 	style    Style
-	pinned   int // engine index + 1; 0 when routed
 }
 
 func (r *request) keyFields() keyFields {
-	k := keyFields{src: r.srcID, tgt: r.tgt.ID, scene: r.Scene, style: r.Style}
+	k := keyFields{src: int32(r.srcID), tgt: int32(r.tgt.ID), scene: r.Scene, style: r.Style}
 	if r.pinned != nil {
-		k.pinned = r.pinned.idx + 1
+		k.pinned = int32(r.pinned.idx + 1)
 	}
 	return k
 }

@@ -176,16 +176,19 @@ type view struct {
 // different cores seldom write the same cache line.
 const healthStripes = 8
 
-// healthStripe is one stripe of counters, padded to a cache line.
+// healthStripe is one stripe of counters, padded to two cache lines: Go does not align
+// structs to cache lines, and a stripe must share no line with another or with the fields
+// the router reads on every request.
 type healthStripe struct {
 	calls, fails, okCalls atomic.Int64
 	latNanos              atomic.Int64 // sum of successful calls' latencies
 	served                atomic.Int64 // successful real calls since the last probe round
-	_                     [24]byte
+	_                     [88]byte
 }
 
 // health collects an engine's call statistics between folds. Recording is lock-free.
 type health struct {
+	_       [128]byte // keeps the stripes off the lines of the fields before them
 	stripes [healthStripes]healthStripe
 
 	mu       sync.Mutex // guards the fold state below

@@ -866,7 +866,7 @@ func runeCount(s string) int {
 // flight identical requests share, so a request costs one allocation for its answer.
 type resultBuf struct {
 	Result
-	att [2]Attempt
+	att [1]Attempt
 	id  [32]byte
 	fl  flight
 }
