@@ -27,12 +27,13 @@ const (
 	KindBudgetExceeded             // the daily budget does not allow the call
 	KindNoEngine                   // no engine could serve the request
 	KindCanceled                   // the caller canceled or its deadline passed
+	KindClosed                     // the Client was closed
 )
 
 var kindNames = [...]string{
 	"unknown", "invalid_input", "unsupported", "unauthorized", "quota_exhausted",
 	"rate_limited", "unavailable", "timeout", "text_too_long", "bad_output",
-	"budget_exceeded", "no_engine", "canceled",
+	"budget_exceeded", "no_engine", "canceled", "closed",
 }
 
 // String returns the kind's snake_case name, as used in metrics: "rate_limited".
@@ -57,7 +58,7 @@ var (
 	ErrBudgetExceeded = &Error{Kind: KindBudgetExceeded}
 	ErrNoEngine       = &Error{Kind: KindNoEngine}
 	// ErrClosed is returned by every call on a closed Client.
-	ErrClosed = errors.New("translate: client closed")
+	ErrClosed = &Error{Kind: KindClosed, Message: "client closed"}
 )
 
 var sentinels = [...]*Error{
@@ -65,7 +66,7 @@ var sentinels = [...]*Error{
 	KindUnauthorized: ErrUnauthorized, KindQuotaExhausted: ErrQuotaExhausted,
 	KindRateLimited: ErrRateLimited, KindUnavailable: ErrUnavailable, KindTimeout: ErrTimeout,
 	KindTextTooLong: ErrTextTooLong, KindBadOutput: ErrBadOutput,
-	KindBudgetExceeded: ErrBudgetExceeded, KindNoEngine: ErrNoEngine,
+	KindBudgetExceeded: ErrBudgetExceeded, KindNoEngine: ErrNoEngine, KindClosed: ErrClosed,
 }
 
 // Error is the error type of this package and of every engine adapter. Engines return it
@@ -81,6 +82,9 @@ type Error struct {
 	Err        error         // the underlying error, if any
 	// Attempts lists every engine call of a failed request, in order (Client errors only).
 	Attempts []Attempt
+	// Excluded names, for a KindNoEngine error, every engine left out and why
+	// ("breaker open", "pair en->xh not supported", ...).
+	Excluded map[string]string
 }
 
 // Error returns "translate: <engine>: <kind>: <message>: <cause>", leaving out empty parts,

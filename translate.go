@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"iter"
 	"log/slog"
 	"math"
 	"strconv"
@@ -75,6 +76,19 @@ type EngineResult struct {
 	// (OpenAI-compatible engines); 0 if unknown.
 	InputTokens  int64
 	OutputTokens int64
+	// Limits is what the vendor said about its rate limits in this response (OpenAI's
+	// x-ratelimit-* headers, for example); nil when it said nothing. The Client slows an
+	// engine whose remaining requests or tokens run low, before the vendor answers 429.
+	Limits *VendorLimits
+}
+
+// VendorLimits is a vendor's report of its own rate limits, from response headers. A
+// negative Remaining value means the vendor did not report it; a zero Reset means unknown.
+type VendorLimits struct {
+	RemainingRequests int64         // requests left in the vendor's current window
+	RemainingTokens   int64         // tokens (or characters) left in the vendor's current window
+	ResetRequests     time.Duration // until the request window resets
+	ResetTokens       time.Duration // until the token window resets
 }
 
 // LanguagePair is a translation direction an engine supports. A Source of language.Und
@@ -91,6 +105,25 @@ type LanguagePair struct {
 // every pair. Safe for concurrent use.
 type LanguageSupporter interface {
 	SupportedPairs(ctx context.Context) ([]LanguagePair, error)
+}
+
+// StreamEngine is implemented by engines that can stream a translation as it is produced
+// (engines/openai, over server-sent events). TranslateStream yields text deltas of the
+// translation of req.Texts[0] (the Client sends one text per streamed call), in order; the
+// concatenation of every delta is the whole translation. It yields a non-nil error at most
+// once, as its last value: a *Error with the Kind of the failure, as Translate would return.
+// It honours ctx and stops when the consumer stops ranging. Safe for concurrent use.
+type StreamEngine interface {
+	Engine
+	TranslateStream(ctx context.Context, req *EngineRequest) iter.Seq2[string, error]
+}
+
+// Chunk is one piece of a streamed translation (Client.TranslateStream).
+type Chunk struct {
+	Segment int    // index of the segment, in source order
+	Text    string // the segment's translation so far
+	Partial bool   // more of this segment follows; a later Chunk for the same Segment supersedes it
+	Engine  string
 }
 
 // Scene is the kind of content being translated. It selects per-scene quality, scene rules
@@ -219,6 +252,9 @@ type Profile struct {
 	// rate nears it, its routing weight falls (the traffic gate). 0 means RateLimit, and no
 	// gate when both are 0.
 	SafeRate float64
+	// Region is where the vendor processes the data: "eu", "us", "cn", ... ("" = global,
+	// unknown). Request.Regions filters on it.
+	Region string
 }
 
 // itoa avoids strconv in String methods of tiny enums.
@@ -257,6 +293,10 @@ type Request struct {
 	Engine        string   // pin one engine by name; "" lets the router choose
 	AllowFallback bool     // with Engine set: may other engines be used if it fails
 	NoCache       bool     // neither read nor write the cache
+	// Regions lists the processing regions allowed for this text (Profile.Region values).
+	// Empty means any. It is a hard filter: no engine outside them serves the request,
+	// fallback engines included.
+	Regions []string
 }
 
 // Result is a translation and how it was made. Treat it as read-only: a fresh cache hit
@@ -323,6 +363,12 @@ type RetryPolicy struct {
 	Backoff     time.Duration // wait before a retry on the same engine; 0 means 200ms, then x4, with jitter
 	MaxAttempts int           // engine calls per request; 0 means 3
 	MaxSwitches int           // engine switches per request; 0 means 2
+	// HedgeAfter starts the next candidate too when the first attempt has not answered
+	// after it; the first good answer wins and the other call is canceled. 0: no hedging.
+	HedgeAfter time.Duration
+	// HedgeBudget is the most extra calls hedging may add, as a share of calls (a token
+	// bucket, like gRPC's hedging throttle); 0 means 0.05.
+	HedgeBudget float64
 }
 
 func (p RetryPolicy) withDefaults() RetryPolicy {
@@ -402,6 +448,7 @@ type options struct {
 	seeded           bool
 	clock            Clock
 	batchConcurrency int
+	store            Store
 }
 
 func defaultOptions() options {

@@ -161,3 +161,6 @@ func (b *Budget) Refund(cost float64) {
 		}
 	}
 }
+
+// Daily returns the budget's daily limit, 0 when unlimited.
+func (b *Budget) Daily() float64 { return b.daily }

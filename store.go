@@ -1,0 +1,122 @@
+package translate
+
+import (
+	"context"
+	"time"
+)
+
+// Store is state that Clients on several replicas share: the daily budget, every engine's
+// quota, request-id de-duplication, vendor-reported holds and, optionally, a second-level
+// cache. Breakers and health stay in each Client: every replica sees its own network.
+// redisstore implements it over Redis; without a Store (the default) every Client keeps its
+// own state in process.
+//
+// A Client talks to its Store at most twice per engine call: Admit before it and Settle
+// after it. Implementations must:
+//
+//   - be safe for concurrent use;
+//   - return within ctx, which the Client bounds to a short timeout of its own, and serve
+//     from a local share of what remains when the shared state cannot be reached, never
+//     more than that share; an error from Admit or Settle means the Store could decide
+//     nothing at all, and the Client then refuses the call (it never spends blind);
+//   - make Admit all-or-nothing: a refused admission reserves nothing;
+//   - count a lease that is never settled (its holder died) as spent once LeaseTTL has
+//     passed, because the call may have been sent;
+//   - keep every key bounded: budgets and quotas expire with their period, request ids after
+//     RequestWindow, cache entries after their TTL.
+type Store interface {
+	// Admit runs before one engine call. In one atomic step it looks the request up in the
+	// second-level cache (CacheKey), checks whether the request id already reached the
+	// engine (RequestID), checks the engine's holds, and reserves Credits of the daily budget
+	// and Chars of the engine's quota. See Admitted for what it answers.
+	Admit(ctx context.Context, a Admission) (Admitted, error)
+	// Settle runs once for every granted admission, after the call: it charges what the
+	// call cost (Credits and Chars, which may differ from what was reserved: the vendor's
+	// own count) and frees the rest of the reservation; Sent false releases it all. It
+	// remembers the Answer under the request id for RequestWindow and, when CacheKey is set
+	// and the answer is a text, in the second-level cache.
+	Settle(ctx context.Context, s Settlement) error
+	// Hold takes an engine out for every Client of the store until until: the vendor said
+	// its quota is exhausted (KindQuotaExhausted) or rejected the key (KindUnauthorized).
+	Hold(ctx context.Context, engine string, kind Kind, until time.Time) error
+	// Budget reports the shared daily budget on now's UTC day, for a limit of daily.
+	Budget(ctx context.Context, now time.Time, daily float64) (BudgetStatus, error)
+}
+
+// RequestWindow is how long a request id is remembered: a request id reaches each engine at
+// most once within it.
+const RequestWindow = 10 * time.Second
+
+// Admission is what one engine call asks of a Store.
+type Admission struct {
+	Now       time.Time // the Client's clock; days are UTC days, quota periods align on the Unix epoch
+	Engine    string
+	RequestID string // the caller's request id; "" skips de-duplication
+	CacheKey  string // "" skips the second-level cache
+	Credits   float64
+	Daily     float64 // the daily budget; 0 means unlimited
+	Chars     int64
+	Quota     int64 // the engine's quota in standard characters per QuotaPeriod; 0 means unlimited
+	// QuotaPeriod is the engine's quota period (Profile.QuotaPeriod).
+	QuotaPeriod time.Duration
+	// LeaseTTL bounds how long the reservation holds when it is never settled; then it
+	// counts as spent. The Client passes the attempt's timeout plus a margin.
+	LeaseTTL time.Duration
+}
+
+// Admitted is a Store's answer to an Admission. Exactly one of these holds: Cached is set
+// (a second-level cache hit; nothing reserved), Prior is set (the request id already
+// reached the engine within RequestWindow; nothing reserved), Refused is set (nothing
+// reserved), or Lease is set (granted: settle it).
+type Admitted struct {
+	Lease   string
+	Cached  *StoredAnswer
+	Prior   *StoredAnswer // Prior.Text == "" and Prior.Kind == KindUnknown: the first call has not answered yet
+	Refused Kind          // KindBudgetExceeded, KindQuotaExhausted or KindUnauthorized; KindUnknown when not refused
+	Until   time.Time     // for a refusal by a hold: when the hold ends
+	// Spent is the day's budget spent and reserved after this admission (for economy mode);
+	// QuotaLeft the engine's quota left (-1 when unlimited).
+	Spent     float64
+	QuotaLeft int64
+}
+
+// StoredAnswer is what a Store remembers of an engine call: a text, or the Kind of its
+// failure.
+type StoredAnswer struct {
+	Text   string
+	Source string
+	Engine string
+	Kind   Kind // of the failure; meaningful only when Text is ""
+}
+
+// Settlement settles one granted admission.
+type Settlement struct {
+	Lease    string
+	Now      time.Time
+	Sent     bool    // the call may have reached the vendor: charge Credits and Chars
+	Credits  float64 // what the call cost; may be more or less than reserved
+	Chars    int64
+	Answer   *StoredAnswer // remembered under the admission's RequestID; nil: nothing to remember
+	CacheKey string        // with a text Answer: store it in the second-level cache
+}
+
+// BudgetStatus is the daily budget as a Client sees it (Client.Budget).
+type BudgetStatus struct {
+	Daily    float64 // the limit; 0 means unlimited
+	Spent    float64 // charged today
+	Reserved float64 // held by calls in flight
+	Economy  bool    // past Budget.EconomyAt: normal requests go to free engines first
+}
+
+// WithStore shares budget, quotas, request-id de-duplication, holds and (if the store has
+// one) a second-level cache with every Client that uses the same store. Default: none;
+// every Client keeps its state in process.
+func WithStore(s Store) Option { return func(o *options) { o.store = s } }
+
+// Budget reports the daily budget: the shared figures when the Client has a Store.
+func (c *Client) Budget() BudgetStatus {
+	now := c.now()
+	st := BudgetStatus{Daily: c.budget.Daily(), Spent: c.budget.Spent(now)}
+	st.Economy = st.Daily > 0 && st.Spent >= c.economyAt*st.Daily
+	return st
+}
