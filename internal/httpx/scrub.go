@@ -23,7 +23,9 @@ const maxScrubInput = 4096
 
 // Redact removes every non-empty secret from s, replacing it with Redaction. A secret is a
 // credential or a customer text: anything that must not leave the process in an error, a
-// log line or a span. Each secret is removed in every form a vendor might echo it in:
+// log line or a span. Each secret is removed in every form a vendor might echo it in
+// (a form shorter than QuoteWindow only where it stands alone, not inside a longer word, so
+// that a one-letter text does not blank every "a" of a message):
 //
 //   - raw;
 //   - JSON-escaped, with and without HTML escaping (`"` as \", & < > as \u0026 \u003c
@@ -54,9 +56,45 @@ func Redact(s string, secrets ...string) string {
 	// Longest first, so that a form containing another is removed whole.
 	sortByLenDesc(forms)
 	for _, f := range forms {
-		s = strings.ReplaceAll(s, f, Redaction)
+		if len(f) >= QuoteWindow {
+			s = strings.ReplaceAll(s, f, Redaction)
+		} else {
+			s = replaceWords(s, f)
+		}
 	}
 	return redactQuotes(s, forms)
+}
+
+// replaceWords replaces the occurrences of a short form f that stand alone: not preceded
+// or followed by a letter or digit ("a" in "Invalid" stays, "a" in "text 'a'" goes), unless
+// f itself begins or ends with a non-alphanumeric byte there.
+func replaceWords(s, f string) string {
+	var b strings.Builder
+	last := 0 // s[:last] is written (or replaced) already
+	for from := 0; from <= len(s)-len(f); {
+		i := strings.Index(s[from:], f)
+		if i < 0 {
+			break
+		}
+		i += from
+		j := i + len(f)
+		if (i == 0 || !alnum(s[i-1]) || !alnum(f[0])) && (j == len(s) || !alnum(s[j]) || !alnum(f[len(f)-1])) {
+			b.WriteString(s[last:i])
+			b.WriteString(Redaction)
+			last, from = j, j
+		} else {
+			from = i + 1
+		}
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+func alnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c >= 0x80
 }
 
 // appendForms appends the distinct encodings of sec that Redact removes.
@@ -145,11 +183,16 @@ func redactQuotes(s string, forms []string) string {
 	hit := false
 	for _, f := range forms {
 		for i := 0; i+QuoteWindow <= len(f); i++ {
-			for _, j := range at[f[i:i+QuoteWindow]] {
+			w := f[i : i+QuoteWindow]
+			for _, j := range at[w] {
 				hit = true
 				for k := j; k < j+QuoteWindow; k++ {
 					covered[k] = true
 				}
+			}
+			delete(at, w) // each window of s is marked once: linear, whatever the input
+			if len(at) == 0 {
+				break
 			}
 		}
 	}

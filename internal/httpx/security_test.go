@@ -74,8 +74,13 @@ func FuzzRedact(f *testing.F) {
 			t.Skip()
 		}
 		for _, form := range keyForms(secret) {
-			got := Redact(pre+form+post, secret)
-			if len(pre+form+post) <= maxScrubInput && strings.Contains(got, form) {
+			msg := pre + " " + form + " " + post
+			got := Redact(msg, secret)
+			kept := strings.Contains(got, " "+form+" ")
+			if len(form) >= QuoteWindow {
+				kept = strings.Contains(got, form)
+			}
+			if len(msg) <= maxScrubInput && kept {
 				t.Fatalf("Redact kept %q in %q", form, got)
 			}
 		}
@@ -367,4 +372,31 @@ func FuzzLimits(f *testing.F) {
 			t.Fatalf("%+v", l)
 		}
 	})
+}
+
+func TestRedactShortSecretsOnlyAlone(t *testing.T) {
+	for _, c := range []struct{ msg, secret, want string }{
+		{"Invalid Access Limit", "a", "Invalid Access Limit"},
+		{"invalid text 'a'", "a", "invalid text '[REDACTED]'"},
+		{"Hi", "Hi", "[REDACTED]"},
+		{"Hi there, High", "Hi", "[REDACTED] there, High"},
+		{"q=<b>x", "<b>", "q=[REDACTED]x"},
+	} {
+		if got := Redact(c.msg, c.secret); got != c.want {
+			t.Errorf("Redact(%q, %q) = %q, want %q", c.msg, c.secret, got, c.want)
+		}
+	}
+}
+
+func TestRedactLinearOnRepetitiveInput(t *testing.T) {
+	msg := strings.Repeat("a", 1<<20)
+	secret := strings.Repeat("a", 1<<20)
+	start := time.Now()
+	got := Redact(msg, secret, secret+"b")
+	if got != Redaction {
+		t.Fatalf("got %.40q", got)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("Redact took %v on repetitive input", d)
+	}
 }
