@@ -207,7 +207,7 @@ func TestSeenBoundedByBytes(t *testing.T) {
 	}
 	var total int64
 	for i := range s.shards {
-		total += s.shards[i].bytes
+		total += s.shards[i].cur.bytes + s.shards[i].prev.bytes
 	}
 	if total > maxBytes {
 		t.Errorf("entries count %d bytes, want at most %d", total, maxBytes)
