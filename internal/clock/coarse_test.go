@@ -55,6 +55,11 @@ func TestStopIsIdempotentAndConcurrent(t *testing.T) {
 		wg.Go(c.Stop)
 	}
 	wg.Wait()
+	select {
+	case <-c.done:
+	default:
+		t.Fatal("Stop returned before the goroutine ended")
+	}
 	c.Stop()
 	last := c.Now()
 	if c.Now() != last {
