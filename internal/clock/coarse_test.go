@@ -68,6 +68,18 @@ func TestStopIsIdempotentAndConcurrent(t *testing.T) {
 	// goleak (TestMain) checks that the goroutine has ended.
 }
 
+func TestStopWaitsForTheGoroutine(t *testing.T) {
+	for range 20 {
+		c := NewCoarse(time.Hour)
+		c.Stop()
+		select {
+		case <-c.done:
+		default:
+			t.Fatal("Stop returned before the goroutine ended")
+		}
+	}
+}
+
 func TestZeroTickUsesDefault(t *testing.T) {
 	c := NewCoarse(0)
 	defer c.Stop()
