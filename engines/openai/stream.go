@@ -29,7 +29,8 @@ var errStreamEnded = errors.New("stream ended early")
 // the model writes it; the concatenation of the pieces is the translation. It implements
 // translate.StreamEngine and is safe for concurrent use.
 //
-// The request and its prompt are those of Translate. The pieces are the content deltas of
+// The request, its prompt and its key (WithKeyFunc's, read again once after a 401 or 403)
+// are those of Translate, with stream: true and Accept: text/event-stream. The pieces are the content deltas of
 // the first choice, shaped as Translate shapes a whole answer where that can be done on the
 // fly: the surrounding white space becomes the source's (a piece's trailing white space is
 // held back until more text follows it) and a leading <think>...</think> block is dropped
@@ -74,13 +75,13 @@ func (e *Engine) TranslateStream(ctx context.Context, req *translate.EngineReque
 			}
 			return
 		}
-		resp, err := e.openStream(ctx, req)
+		resp, key, err := e.openStream(ctx, req)
 		if err != nil {
 			yield("", err)
 			return
 		}
 		defer resp.Body.Close()
-		s := &streamRun{e: e, ctx: ctx, src: src, sh: newShaper(src)}
+		s := &streamRun{e: e, ctx: ctx, key: key, src: src, sh: newShaper(src)}
 		if err := s.read(resp.Body, yield); err != nil {
 			yield("", err)
 		}
@@ -106,9 +107,11 @@ type streamRequest struct {
 	Stream bool `json:"stream"`
 }
 
-// openStream sends the streamed chat completion and returns the response once its status
-// is 2xx and it is an event stream; otherwise it returns the classified error.
-func (e *Engine) openStream(ctx context.Context, req *translate.EngineRequest) (*http.Response, error) {
+// openStream sends the streamed chat completion and returns the response, once its status
+// is 2xx and it is an event stream, with the key it was sent with; otherwise it returns the
+// classified error. As Translate does, it re-reads a WithKeyFunc key once after a 401 or
+// 403 and, if the key changed, asks again.
+func (e *Engine) openStream(ctx context.Context, req *translate.EngineRequest) (*http.Response, string, error) {
 	src := req.Texts[0]
 	body := streamRequest{chatRequest: chatRequest{Model: e.model, Temperature: 0}, Stream: true}
 	body.Messages = []message{
@@ -117,20 +120,34 @@ func (e *Engine) openStream(ctx context.Context, req *translate.EngineRequest) (
 	}
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(body); err != nil {
-		return nil, e.errorf(translate.KindInvalidInput, "encoding request: %v", err)
+		return nil, "", e.errorf(translate.KindInvalidInput, "encoding request: %v", err)
 	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, e.endpoint, &buf)
+	type opened struct {
+		resp *http.Response
+		key  string
+	}
+	o, err := httpx.WithKey(ctx, e.key, e.Name(), func(key string) (opened, error) {
+		resp, err := e.postStream(ctx, key, buf.Bytes(), src)
+		return opened{resp, key}, err
+	})
+	return o.resp, o.key, err
+}
+
+// postStream sends one streamed request with key and returns the response when it is a 2xx
+// event stream.
+func (e *Engine) postStream(ctx context.Context, key string, body []byte, src string) (*http.Response, error) {
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, e.endpoint, bytes.NewReader(body))
 	if err != nil {
 		return nil, e.errorf(translate.KindInvalidInput, "building request: %v", err)
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "text/event-stream")
-	if e.apiKey != "" {
-		hreq.Header.Set("Authorization", "Bearer "+e.apiKey)
+	if key != "" {
+		hreq.Header.Set("Authorization", "Bearer "+key)
 	}
 	resp, err := e.hc.Do(hreq)
 	if err != nil {
-		return nil, httpx.TransportError(ctx, e.Name(), err, e.apiKey)
+		return nil, httpx.TransportError(ctx, e.Name(), err, key, src)
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode <= 299 && isEventStream(resp.Header) {
 		return resp, nil
@@ -138,17 +155,17 @@ func (e *Engine) openStream(ctx context.Context, req *translate.EngineRequest) (
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxStreamErrorBody))
 	if err != nil {
-		return nil, httpx.TransportError(ctx, e.Name(), err, e.apiKey)
+		return nil, httpx.TransportError(ctx, e.Name(), err, key, src)
 	}
 	r := &httpx.Response{Status: resp.StatusCode, Header: resp.Header, Body: b}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, e.scrub(e.statusError(r), src)
+		return nil, e.vendorError(r, key, src)
 	}
 	msg := "the answer is not an event stream"
 	if m := errorMessage(b); m != "" {
 		msg += ": " + m
 	}
-	return nil, e.scrub(e.badOutput(r, "%s", msg), src)
+	return nil, httpx.Error(e.Name(), translate.KindBadOutput, r, msg, key, src)
 }
 
 // isEventStream reports whether h announces text/event-stream; a missing Content-Type is
@@ -160,15 +177,6 @@ func isEventStream(h http.Header) bool {
 	}
 	mt, _, err := mime.ParseMediaType(ct)
 	return err == nil && mt == "text/event-stream"
-}
-
-// scrub removes the API key and the customer's text from a classified error's message.
-func (e *Engine) scrub(err error, src string) error {
-	var te *translate.Error
-	if errors.As(err, &te) {
-		te.Message = httpx.Redact(te.Message, e.apiKey, src)
-	}
-	return err
 }
 
 // streamChunk is CreateChatCompletionStreamResponse, the fields used, or an ErrorResponse.
@@ -188,7 +196,8 @@ type streamChunk struct {
 type streamRun struct {
 	e        *Engine
 	ctx      context.Context
-	src      string
+	key      string // the API key the request was sent with
+	src      string // the text
 	sh       shaper
 	finished bool // the choice ended with an acceptable finish_reason
 }
@@ -294,14 +303,14 @@ func (s *streamRun) endError(err error, yield func(string, error) bool) error {
 			return s.finish(yield)
 		}
 		if s.ctx.Err() != nil {
-			return httpx.TransportError(s.ctx, s.e.Name(), err, s.e.apiKey)
+			return httpx.TransportError(s.ctx, s.e.Name(), err, s.key, s.src)
 		}
 		return &translate.Error{Kind: translate.KindUnavailable, Engine: s.e.Name(),
 			Message: "stream ended early, before data: [DONE]", Err: errStreamEnded}
 	case err == errSSELineTooLong || err == errSSEEventTooLong || err == errSSETooLong:
 		return &translate.Error{Kind: translate.KindBadOutput, Engine: s.e.Name(), Message: err.Error(), Err: err}
 	}
-	return httpx.TransportError(s.ctx, s.e.Name(), err, s.e.apiKey)
+	return httpx.TransportError(s.ctx, s.e.Name(), err, s.key, s.src)
 }
 
 // eventError classifies an error sent inside the stream. data is a chunk holding
@@ -322,7 +331,7 @@ func (s *streamRun) eventError(data []byte, errorEvent bool) error {
 	}
 	_, typ, code := parseError(body)
 	status, given := streamErrorStatus(typ, code)
-	err := s.e.statusError(&httpx.Response{Status: status, Header: http.Header{}, Body: body})
+	err := s.e.vendorError(&httpx.Response{Status: status, Header: http.Header{}, Body: body}, s.key, s.src)
 	var te *translate.Error
 	if errors.As(err, &te) {
 		te.RetryAfter = 0
@@ -330,7 +339,7 @@ func (s *streamRun) eventError(data []byte, errorEvent bool) error {
 			te.StatusCode = 0
 		}
 	}
-	return s.e.scrub(err, s.src)
+	return err
 }
 
 // streamErrorStatus is the HTTP status an error object sent inside a stream stands for, so

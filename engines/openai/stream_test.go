@@ -753,3 +753,70 @@ func ExampleEngine_TranslateStream() {
 	fmt.Println()
 	// Output: [Hola][,][ mundo]
 }
+
+// TestStreamEndWhileCanceled: an end of stream that comes with a canceled ctx is the
+// caller's cancellation, not a cut connection nor a finished answer.
+func TestStreamEndWhileCanceled(t *testing.T) {
+	e, err := New(testKey, testModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for name, body := range map[string]string{
+		"cut":      deltaEvent("Ho"),
+		"finished": deltaEvent("Ho") + stopEvent,
+	} {
+		s := &streamRun{e: e, ctx: ctx, src: "Hello", sh: newShaper("Hello")}
+		err := s.read(strings.NewReader(body), func(string, error) bool { return true })
+		if !errors.Is(err, context.Canceled) || translate.KindOf(err) != translate.KindCanceled {
+			t.Errorf("%s: err = %v, want KindCanceled wrapping context.Canceled", name, err)
+		}
+	}
+}
+
+func TestStreamKeyFunc(t *testing.T) {
+	const oldKey, newKey = "sk-old-1f2e3d4c5b6a7980", "sk-new-0a9b8c7d6e5f4321"
+	var mu sync.Mutex
+	var seen []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.ReadAll(r.Body)
+		auth := r.Header.Get("Authorization")
+		mu.Lock()
+		seen = append(seen, auth)
+		mu.Unlock()
+		if auth != "Bearer "+newKey {
+			writeError(w, 401, "invalid_request_error", "invalid_api_key", "Incorrect API key provided: "+auth)
+			return
+		}
+		startStream(w)
+		send(w, deltaEvent("Hola")+doneEvent)
+	}))
+	defer srv.Close()
+	keys := []string{oldKey, newKey}
+	e, err := New("", testModel, WithBaseURL(srv.URL+"/v1"), WithKeyFunc(func(context.Context) (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		k := keys[0]
+		if len(keys) > 1 {
+			keys = keys[1:]
+		}
+		return k, nil
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := collect(e.TranslateStream(context.Background(), request("en", "es", "Hello")))
+	if err != nil || !cmp.Equal([]string{"Hola"}, got) {
+		t.Errorf("rotated: got %q, %v; want [Hola]", got, err)
+	}
+	if diff := cmp.Diff([]string{"Bearer " + oldKey, "Bearer " + newKey}, seen); diff != "" {
+		t.Errorf("Authorization headers (-want +got):\n%s", diff)
+	}
+
+	keys = []string{oldKey}
+	_, err = collect(e.TranslateStream(context.Background(), request("en", "es", "Hello")))
+	if translate.KindOf(err) != translate.KindUnauthorized || strings.Contains(err.Error(), oldKey) {
+		t.Errorf("stale key: err = %v, want KindUnauthorized without the key", err)
+	}
+}
