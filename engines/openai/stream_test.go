@@ -820,3 +820,23 @@ func TestStreamKeyFunc(t *testing.T) {
 		t.Errorf("stale key: err = %v, want KindUnauthorized without the key", err)
 	}
 }
+
+func TestStreamRedirectToAnotherHostRefused(t *testing.T) {
+	reached := make(chan struct{}, 1)
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached <- struct{}{}
+	}))
+	defer other.Close()
+	_, e := newStreamTest(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/v1/chat/completions", http.StatusTemporaryRedirect)
+	})
+	_, err := collect(e.TranslateStream(context.Background(), request("en", "es", "Secret customer text")))
+	if translate.KindOf(err) != translate.KindUnavailable || strings.Contains(err.Error(), "customer") {
+		t.Errorf("err = %v, want KindUnavailable without the text", err)
+	}
+	select {
+	case <-reached:
+		t.Error("the request (key and text) reached the other host")
+	default:
+	}
+}
