@@ -30,13 +30,15 @@ var errStreamEnded = errors.New("stream ended early")
 // translate.StreamEngine and is safe for concurrent use.
 //
 // The request, its prompt and its key (WithKeyFunc's, read again once after a 401 or 403)
-// are those of Translate, with stream: true and Accept: text/event-stream. The pieces are the content deltas of
-// the first choice, shaped as Translate shapes a whole answer where that can be done on the
-// fly: the surrounding white space becomes the source's (a piece's trailing white space is
-// held back until more text follows it) and a leading <think>...</think> block is dropped
-// when the source has no such tag. Code fences or quotes the model wraps around its answer
-// are not removed, as they are only known at the end. Empty and role-only deltas yield
-// nothing. A blank text is yielded unchanged without a request.
+// are those of Translate, with stream: true and Accept: text/event-stream. The pieces are
+// the content deltas of the first choice, shaped as Translate shapes a whole answer where
+// that can be done on the fly: the surrounding white space becomes the source's (a piece's
+// trailing white space is held back until more text follows it) and a leading
+// <think>...</think> block is dropped when the source has no such tag. Code fences or quotes
+// the model wraps around its answer are not removed, as they are only known at the end.
+// Empty and role-only deltas yield nothing. A blank text is yielded unchanged without a
+// request. The whole stream must end within the HTTP client's Timeout (120s for the
+// default client; see WithHTTPClient).
 //
 // The sequence ends after data: [DONE], or at the first error, yielded once as the last
 // value with an empty string: a *translate.Error classified as Translate classifies the same
