@@ -172,3 +172,14 @@ func TestReserveAndChargeDoNotAllocate(t *testing.T) {
 		t.Fatalf("Reserve and Charge allocate %v times, want 0", n)
 	}
 }
+
+func TestQuotaReserveOddAmounts(t *testing.T) {
+	q := New(100, time.Hour, time.Unix(0, 0))
+	if !q.Reserve(0, 0) || !q.Reserve(-50, 0) || q.Left(0) != 100 {
+		t.Fatalf("zero and negative reservations: left %d, want 100", q.Left(0))
+	}
+	q.Reserve(10, 0)
+	if q.Reserve(1<<63-1, 0) || q.Left(0) != 90 {
+		t.Fatalf("huge reservation: left %d, want 90 and a refusal", q.Left(0))
+	}
+}

@@ -56,15 +56,16 @@ func (q *Quota) PeriodEnd(now int64) int64 {
 }
 
 // Reserve takes n characters from the period holding now, if that many are left there, and
-// reports whether it did.
+// reports whether it did. It takes nothing, and succeeds, when n <= 0 or the quota is
+// unlimited.
 func (q *Quota) Reserve(n int64, now int64) bool {
-	if q.limit == 0 {
+	if q.limit == 0 || n <= 0 {
 		return true
 	}
 	c := &q.p.of(now).c
 	for {
 		u := c.used.Load()
-		if u+n > q.limit || c.exhausted.Load() {
+		if n > q.limit-u || c.exhausted.Load() {
 			return false
 		}
 		if c.used.CompareAndSwap(u, u+n) {
