@@ -80,8 +80,8 @@ func newClient(t testing.TB, addr string) *redis.Client {
 // clock is a settable wall clock for the store (Hold, probes).
 type clock struct{ ns atomic.Int64 }
 
-func newClock(t time.Time) *clock { c := new(clock); c.ns.Store(t.UnixNano()); return c }
-func (c *clock) now() time.Time  { return time.Unix(0, c.ns.Load()) }
+func newClock(t time.Time) *clock    { c := new(clock); c.ns.Store(t.UnixNano()); return c }
+func (c *clock) now() time.Time      { return time.Unix(0, c.ns.Load()) }
 func (c *clock) add(d time.Duration) { c.ns.Add(int64(d)) }
 
 func withClock(c *clock) Option { return func(o *options) { o.now = c.now } }

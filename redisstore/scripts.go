@@ -147,17 +147,6 @@ end
 return done
 `
 
-// Hold: KEYS hold. ARGV kind, until(ms), ttl(ms). A hold never shortens a later one.
-const luaHold = `
-local h = redis.call('GET', KEYS[1])
-if h then
-  local u = tonumber(string.match(h, ':(%d+)$'))
-  if u and u >= tonumber(ARGV[2]) then return 0 end
-end
-redis.call('SET', KEYS[1], ARGV[1] .. ':' .. ARGV[2], 'PX', ARGV[3])
-return 1
-`
-
 // Push applies what a Client did while Redis was unreachable, in this order: adopt local
 // leases still in flight as Redis leases ("a"), settle leases ("s"), add spend made from the
 // local share ("l"), holds ("h") and request-id answers ("r"). Ops "a" and "l" carry a guard
@@ -183,10 +172,10 @@ for _, o in ipairs(ops) do
     end
   elseif o.o == 's' then
     settle(KEYS[1], KEYS[2], o.t, cjson.decode(o.t), o.x == 1, o.c, o.n)
-  elseif o.o == 'l' then
+  elseif o.o == 'l' or o.o == 'm' then
     if once(o.g) then
       ensure(o.k, o.kt)
-      if o.c ~= '' then addf(o.k, 's', o.c) else addi(o.k, 's', o.n) end
+      if o.o == 'l' then addf(o.k, 's', o.c) else addi(o.k, 's', o.n) end
     end
   elseif o.o == 'h' then
     local h = redis.call('GET', o.k)
@@ -200,13 +189,12 @@ end
 return #ops
 `
 
-type scripts struct{ admit, settle, hold, push *redis.Script }
+type scripts struct{ admit, settle, push *redis.Script }
 
 func newScripts() scripts {
 	return scripts{
 		admit:  redis.NewScript(luaAdmit),
 		settle: redis.NewScript(luaSettle),
-		hold:   redis.NewScript(luaHold),
 		push:   redis.NewScript(luaPush),
 	}
 }

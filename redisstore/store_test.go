@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -178,8 +179,12 @@ func TestHold(t *testing.T) {
 	if err := f.st.Hold(f.ctx, "deepl", translate.KindQuotaExhausted, until); err != nil {
 		t.Fatal(err)
 	}
-	// A shorter hold does not shorten it.
-	if err := f.st.Hold(f.ctx, "deepl", translate.KindUnauthorized, t0.Add(time.Minute)); err != nil {
+	// A shorter hold, from another replica, does not shorten it.
+	other, err := New(f.rdb, WithPrefix(f.st.k.prefix), withClock(f.clk))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Hold(f.ctx, "deepl", translate.KindUnauthorized, t0.Add(time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	got := f.admit(adm("deepl", 1, 10))
@@ -455,3 +460,46 @@ func TestNewValidates(t *testing.T) {
 }
 
 var _ = errors.New
+
+// lostReply runs the first EVALSHA it sees and then reports a timeout, as when Redis ran a
+// script but its answer came too late.
+type lostReply struct {
+	mu   sync.Mutex
+	done bool
+}
+
+func (l *lostReply) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (l *lostReply) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+func (l *lostReply) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := next(ctx, cmd)
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if cmd.Name() == "evalsha" && err == nil && !l.done {
+			l.done = true
+			return context.DeadlineExceeded
+		}
+		return err
+	}
+}
+
+// An Admit whose script ran but whose answer was lost reserves nothing in the end: the
+// store releases the lease it could not hand out when Redis answers again.
+func TestAdmitWithLostReplyIsReleased(t *testing.T) {
+	f := newFixture(t)
+	f.admit(adm("deepl", 0, 10)) // scripts loaded, figures known
+	f.rdb.AddHook(new(lostReply))
+	got := f.admit(adm("deepl", 2, 10)) // granted in Redis, answer lost: decided locally
+	if !strings.HasPrefix(got.Lease, `{"i":"L`) {
+		t.Fatalf("lease %q, want a local lease", got.Lease)
+	}
+	f.settle(translate.Settlement{Lease: got.Lease, Sent: true, Credits: 2})
+	f.clk.add(f.st.probeEvery())
+	f.admit(adm("deepl", 0, 10)) // pushes
+	want := translate.BudgetStatus{Daily: 10, Spent: 2}
+	if diff := cmp.Diff(want, f.budget(t0), approx); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
