@@ -162,10 +162,10 @@ func (s *sseReader) readLine() ([]byte, error) {
 
 // consume discards n buffered bytes, counting them against the stream's limit.
 func (s *sseReader) consume(n int) error {
-	s.total += int64(n)
-	if s.total > s.maxTotal {
+	if s.total+int64(n) > s.maxTotal {
 		return errSSETooLong
 	}
+	s.total += int64(n)
 	_, err := s.r.Discard(n)
 	return err
 }
