@@ -176,12 +176,12 @@ func LoadConfig(path string) (*Config, error) {
 func readConfigFile(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, &Error{Kind: KindInvalidInput, Message: "config file: " + err.Error(), Err: err}
+		return nil, &Error{Kind: KindInvalidInput, Message: "config file", Err: err}
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
 	if err != nil {
-		return nil, &Error{Kind: KindInvalidInput, Message: "config file: " + err.Error(), Err: err}
+		return nil, &Error{Kind: KindInvalidInput, Message: "config file", Err: err}
 	}
 	return data, nil
 }

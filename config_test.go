@@ -140,7 +140,9 @@ func TestParseConfigErrors(t *testing.T) {
 	t.Setenv("CFGTEST_EMPTY", "")
 	const eng = `{"name":"a","type":"cfgtest"}`
 	doc := func(body string) string { return `{"engines":[` + eng + `]` + body + `}` }
-	prof := func(p string) string { return `{"engines":[` + eng + `,{"name":"b","type":"cfgtest","profile":{` + p + `}}]}` }
+	prof := func(p string) string {
+		return `{"engines":[` + eng + `,{"name":"b","type":"cfgtest","profile":{` + p + `}}]}`
+	}
 	for _, tc := range []struct{ in, want string }{
 		// syntax, shape and types
 		{``, "config: empty"},
