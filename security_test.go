@@ -3,6 +3,8 @@ package translate_test
 import (
 	"bytes"
 	"context"
+	"crypto/md5"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -28,6 +30,7 @@ import (
 	"github.com/fanyi-go/translate/engines/libretranslate"
 	"github.com/fanyi-go/translate/engines/microsoft"
 	"github.com/fanyi-go/translate/engines/openai"
+	"golang.org/x/text/language"
 )
 
 // Canaries of the sweep: every adapter gets canaryKey as its credential (and the other
@@ -250,5 +253,111 @@ func TestCanarySweep(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// rotatingEngine builds one keyed adapter with a key func, and says whether a request
+// carried a given key.
+type rotatingEngine struct {
+	name string
+	new  func(t *testing.T, base string, key func(context.Context) (string, error)) translate.Engine
+	uses func(r *http.Request, body []byte, key string) bool
+}
+
+func rotatingEngines() []rotatingEngine {
+	carries := func(r *http.Request, body []byte, key string) bool {
+		return strings.Contains(enginetest.Echo(r, body), key)
+	}
+	must := func(t *testing.T, e translate.Engine, err error) translate.Engine {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	return []rotatingEngine{
+		{"deepl", func(t *testing.T, base string, k func(context.Context) (string, error)) translate.Engine {
+			e, err := deepl.New("", deepl.WithBaseURL(base), deepl.WithKeyFunc(k))
+			return must(t, e, err)
+		}, carries},
+		{"google", func(t *testing.T, base string, k func(context.Context) (string, error)) translate.Engine {
+			e, err := google.New("", google.WithBaseURL(base), google.WithKeyFunc(k))
+			return must(t, e, err)
+		}, carries},
+		{"google-v3", func(t *testing.T, base string, k func(context.Context) (string, error)) translate.Engine {
+			e, err := google.NewV3("p", nil, google.WithBaseURL(base), google.WithKeyFunc(k))
+			return must(t, e, err)
+		}, carries},
+		{"microsoft", func(t *testing.T, base string, k func(context.Context) (string, error)) translate.Engine {
+			e, err := microsoft.New("", "", microsoft.WithBaseURL(base), microsoft.WithKeyFunc(k))
+			return must(t, e, err)
+		}, carries},
+		{"baidu", func(t *testing.T, base string, k func(context.Context) (string, error)) translate.Engine {
+			e, err := baidu.New(canaryAppID, "", baidu.WithBaseURL(base), baidu.WithKeyFunc(k))
+			return must(t, e, err)
+		}, func(r *http.Request, body []byte, key string) bool {
+			f, _ := url.ParseQuery(string(body))
+			sum := md5.Sum([]byte(f.Get("appid") + f.Get("q") + f.Get("salt") + key))
+			return f.Get("sign") == hex.EncodeToString(sum[:])
+		}},
+		{"openai", func(t *testing.T, base string, k func(context.Context) (string, error)) translate.Engine {
+			e, err := openai.New("", "gpt-test", openai.WithBaseURL(base+"/v1"), openai.WithKeyFunc(k))
+			return must(t, e, err)
+		}, carries},
+		{"libretranslate", func(t *testing.T, base string, k func(context.Context) (string, error)) translate.Engine {
+			e, err := libretranslate.New(base, "", libretranslate.WithKeyFunc(k))
+			return must(t, e, err)
+		}, carries},
+	}
+}
+
+// TestKeyRotation checks every keyed adapter's WithKeyFunc: the key is read for each call,
+// and a 401 made with a key that has since been rotated is repeated once with the new key;
+// a 401 with the current key is not repeated.
+func TestKeyRotation(t *testing.T) {
+	const oldKey, newKey = "OLD-KEY-0123456789", "NEW-KEY-9876543210"
+	for _, re := range rotatingEngines() {
+		t.Run(re.name, func(t *testing.T) {
+			var withOld, withNew atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				if re.uses(r, body, newKey) {
+					withNew.Add(1)
+					w.WriteHeader(http.StatusInternalServerError) // tells the retry apart
+					return
+				}
+				if re.uses(r, body, oldKey) {
+					withOld.Add(1)
+				}
+				w.WriteHeader(http.StatusUnauthorized)
+				w.Write([]byte(`{"message":"bad key"}`))
+			}))
+			defer srv.Close()
+			var current atomic.Value
+			current.Store(oldKey)
+			var reads atomic.Int32
+			e := re.new(t, srv.URL, func(context.Context) (string, error) {
+				reads.Add(1)
+				k := current.Load().(string)
+				if reads.Load() == 1 {
+					current.Store(newKey) // rotated while the first call is in flight
+				}
+				return k, nil
+			})
+			req := &translate.EngineRequest{Texts: []string{"Hello"}, Source: language.English, Target: language.Spanish}
+			_, err := e.Translate(context.Background(), req)
+			if translate.KindOf(err) != translate.KindUnavailable || withOld.Load() != 1 || withNew.Load() != 1 {
+				t.Fatalf("rotated: err %v, requests old %d new %d", err, withOld.Load(), withNew.Load())
+			}
+			// Not rotated: the 401 stands, one request, the key read twice.
+			current.Store(oldKey)
+			reads.Store(10)
+			withOld.Store(0)
+			withNew.Store(0)
+			_, err = e.Translate(context.Background(), req)
+			if translate.KindOf(err) != translate.KindUnauthorized || withOld.Load() != 1 || withNew.Load() != 0 || reads.Load() != 12 {
+				t.Fatalf("unchanged: err %v, requests old %d new %d, reads %d", err, withOld.Load(), withNew.Load(), reads.Load()-10)
+			}
+		})
 	}
 }
