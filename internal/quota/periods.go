@@ -40,6 +40,13 @@ func (p *periods[C]) spanOf(now int64) *span[C] {
 // that period's span: a reservation counts in the period its now falls in, and its Charge,
 // given the same now, finds it there. A now older than that gets the current span and false.
 func (p *periods[C]) at(now int64) (*span[C], bool) {
+	if s := p.cur.Load(); s.start <= now && now < s.end {
+		return s, true // the common case, inlined
+	}
+	return p.atSlow(now)
+}
+
+func (p *periods[C]) atSlow(now int64) (*span[C], bool) {
 	s := p.current(now)
 	if now >= s.start {
 		return s, true
