@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -241,4 +242,51 @@ func scrape(t *testing.T, base string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestConfigFile starts the server from config.example.json, and refuses a bad file with
+// exit status 2 and an error naming the offending field.
+func TestConfigFile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := binary(t)
+	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-config", "config.example.json")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+	stdout, _ := cmd.StdoutPipe()
+	logs := &lockedBuffer{}
+	cmd.Stderr = logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		if err := <-exited; err != nil {
+			t.Errorf("exit after SIGTERM: %v\n%s", err, logs)
+		}
+	}()
+	sc := bufio.NewScanner(stdout)
+	var banner []string
+	for len(banner) < 2 && sc.Scan() {
+		banner = append(banner, sc.Text())
+	}
+	go io.Copy(io.Discard, stdout)
+	base := regexp.MustCompile(`http://127\.0\.0\.1:\d+`).FindString(strings.Join(banner, "\n"))
+	if base == "" || !strings.Contains(strings.Join(banner, "\n"), "engines: [sim-premium sim-standard sim-free]") {
+		t.Fatalf("banner %q", banner)
+	}
+	a := post(t, base+"/v1/translate", "application/json", `{"text":"`+seedText+`","source_lang":"en","target_lang":"zh"}`)
+	if a.code() != 0 || a.body["data"].(map[string]any)["translated_text"] != "下着倾盆大雨。" {
+		t.Errorf("translate: %v", a.body)
+	}
+
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	os.WriteFile(bad, []byte(`{"engines":[{"name":"x","type":"simulated","settings":{"speed":"fast"}}]}`), 0o644)
+	out, err := exec.Command(bin, "-addr", "127.0.0.1:0", "-config", bad).CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "settings.speed") {
+		t.Errorf("bad config: %v\n%s", err, out)
+	}
 }

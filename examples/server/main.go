@@ -3,6 +3,7 @@
 //
 //	go run .                          # from examples/server: 127.0.0.1:8080, simulated engines
 //	go run . -addr 127.0.0.1:9090 -budget 50
+//	go run . -config config.example.json   # engines and policies from a file, followed as it changes
 //
 //	curl -s 127.0.0.1:8080/v1/translate -H 'Content-Type: application/json' \
 //	  -d '{"text":"It rains cats and dogs.","source_lang":"en","target_lang":"zh"}'
