@@ -20,16 +20,15 @@ import (
 // redis-server is not installed (tests then skip, or fail in CI).
 var shared *redistest.Server
 
-func TestMain(m *testing.M) {
-	if os.Getenv(replicaEnv) != "" {
-		os.Exit(replicaMain())
-	}
+// RunTestMain starts the shared server, runs the tests, stops it and checks for leaked
+// goroutines. TestMain (in the external test package, which may import the scenario) calls it.
+func RunTestMain(m *testing.M) int {
 	var err error
 	shared, err = redistest.Start()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "redisstore tests:", err)
 		if redistest.InCI() {
-			os.Exit(1)
+			return 1
 		}
 		shared = nil
 	}
@@ -43,7 +42,7 @@ func TestMain(m *testing.M) {
 			code = 1
 		}
 	}
-	os.Exit(code)
+	return code
 }
 
 func needServer(t testing.TB) *redistest.Server {

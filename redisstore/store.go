@@ -169,6 +169,10 @@ func (s *Store) Admit(ctx context.Context, a translate.Admission) (translate.Adm
 	return got, nil
 }
 
+// Degraded reports whether the store is serving from its local share because Redis did
+// not answer.
+func (s *Store) Degraded() bool { return s.loc.isDegraded() }
+
 func (s *Store) probeEvery() time.Duration { return max(4*s.o.timeout, 250*time.Millisecond) }
 
 // afterFailure handles an Admit whose call to Redis failed: the script may still run (a

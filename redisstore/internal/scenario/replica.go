@@ -1,0 +1,230 @@
+// Package scenario runs the replicas scenario of redisstore: several processes share one
+// daily budget and one quota-limited engine through Redis while one replica is killed and
+// Redis is paused. The multi-process test and examples/replicas both run it; a replica is
+// the calling binary re-executed with EnvReplica set.
+package scenario
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/fanyi-go/translate"
+	"github.com/fanyi-go/translate/redisstore"
+)
+
+// Environment of a replica process.
+const (
+	EnvReplica = "REDISSTORE_SCENARIO_REPLICA" // the replica's index
+	EnvConfig  = "REDISSTORE_SCENARIO_CONFIG"  // the Config as JSON
+)
+
+// Engine names in the scenario.
+const (
+	PaidEngine  = "paid"  // charged to the daily budget
+	QuotaEngine = "quota" // free, with a quota in characters
+)
+
+// TextChars is the length of every request's text, in standard characters.
+const TextChars = 24
+
+// Config is the scenario. Zero fields take Default's values.
+type Config struct {
+	Replicas       int
+	Rate           float64       // requests per second per replica, open loop
+	Duration       time.Duration // load per replica
+	Daily          float64       // the shared daily budget in credits
+	CostPerMillion float64       // the paid engine's price
+	Quota          int64         // the quota engine's characters per day
+	EngineLatency  time.Duration
+	KillAt         time.Duration // SIGKILL of the last replica, from the start
+	PauseAt        time.Duration // SIGSTOP of Redis
+	PauseFor       time.Duration
+	RetryEvery     int // every n-th request also retries a request another replica sent; 0 none
+	RedisAddr      string
+	Prefix         string
+	Dir            string // engine records
+	Now            time.Time
+}
+
+// Default is the scenario the test and the example run: demand above what the budget and
+// the quota allow over 10 seconds.
+func Default() Config {
+	return Config{Replicas: 4, Rate: 60, Duration: 10 * time.Second, Daily: 1,
+		CostPerMillion: 50_000, Quota: 28_000, EngineLatency: 30 * time.Millisecond,
+		KillAt: 3 * time.Second, PauseAt: 5 * time.Second, PauseFor: 3 * time.Second, RetryEvery: 5}
+}
+
+// Second is one replica's figures for one second, printed as a JSON line.
+type Second struct {
+	Replica  int     `json:"r"`
+	Second   int     `json:"s"`
+	OK       int     `json:"ok"`
+	Refused  int     `json:"refused"` // budget, quota or no engine
+	Failed   int     `json:"failed"`
+	Spent    float64 `json:"spent"` // Client.Budget().Spent as this replica sees it
+	Degraded bool    `json:"degraded"`
+}
+
+// recorder is an engine that appends every request it receives to a file, one unbuffered
+// write per request, before it answers: what the vendor saw survives a SIGKILL.
+type recorder struct {
+	name    string
+	f       *os.File
+	latency time.Duration
+}
+
+func (r *recorder) Name() string { return r.name }
+
+func (r *recorder) Translate(ctx context.Context, req *translate.EngineRequest) (*translate.EngineResult, error) {
+	n := 0
+	for _, t := range req.Texts {
+		n += len([]rune(t))
+	}
+	line := req.RequestID + "\t" + strconv.Itoa(n) + "\t" + strconv.FormatInt(time.Now().UnixNano(), 10) + "\n"
+	if _, err := r.f.WriteString(line); err != nil {
+		return nil, &translate.Error{Kind: translate.KindUnavailable, Engine: r.name, Message: "record: " + err.Error()}
+	}
+	t := time.NewTimer(r.latency)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-t.C:
+	}
+	out := make([]string, len(req.Texts))
+	for i, s := range req.Texts {
+		out[i] = "[es] " + s
+	}
+	return &translate.EngineResult{Texts: out}, nil
+}
+
+// RecordFile is where replica i's engine name records what it was sent.
+func RecordFile(dir, engine string, i int) string {
+	return filepath.Join(dir, fmt.Sprintf("%s-%d.log", engine, i))
+}
+
+// RequestID is the id of replica i's n-th request; Text its text, the same for a retry.
+func RequestID(i, n int) string { return fmt.Sprintf("r%d-%d", i, n) }
+
+func Text(id string) string {
+	s := fmt.Sprintf("hello %s xxxxxxxxxxxxxxxxxxxxxxxx", id)
+	return string([]rune(s)[:TextChars])
+}
+
+// ReplicaMain runs one replica from the environment and prints a Second per second on
+// stdout. It returns the process exit code.
+func ReplicaMain() int {
+	if err := runReplica(); err != nil {
+		fmt.Fprintln(os.Stderr, "replica:", err)
+		return 1
+	}
+	return 0
+}
+
+func runReplica() error {
+	i, err := strconv.Atoi(os.Getenv(EnvReplica))
+	if err != nil {
+		return fmt.Errorf("bad %s: %w", EnvReplica, err)
+	}
+	var cfg Config
+	if err := json.Unmarshal([]byte(os.Getenv(EnvConfig)), &cfg); err != nil {
+		return fmt.Errorf("bad %s: %w", EnvConfig, err)
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: cfg.RedisAddr, ContextTimeoutEnabled: true,
+		MaxRetries: -1, DisableIdentity: true, PoolSize: 64})
+	defer rdb.Close()
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	st, err := redisstore.New(rdb, redisstore.WithPrefix(cfg.Prefix), redisstore.WithReplicas(cfg.Replicas),
+		redisstore.WithTimeout(100*time.Millisecond), redisstore.WithLogger(log))
+	if err != nil {
+		return err
+	}
+	engines := make([]*recorder, 2)
+	for j, name := range []string{PaidEngine, QuotaEngine} {
+		f, err := os.OpenFile(RecordFile(cfg.Dir, name, i), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		engines[j] = &recorder{name: name, f: f, latency: cfg.EngineLatency}
+	}
+	c, err := translate.New(
+		translate.WithEngine(engines[0], translate.Profile{Quality: 90, CostPerMillion: cfg.CostPerMillion, Timeout: 2 * time.Second}),
+		translate.WithEngine(engines[1], translate.Profile{Quality: 80, Class: translate.ClassFree, Quota: cfg.Quota, Timeout: 2 * time.Second}),
+		translate.WithBudget(translate.Budget{Daily: cfg.Daily}),
+		translate.WithStore(st), translate.WithoutCache(), translate.WithDeadline(3*time.Second),
+		translate.WithLogger(log))
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return load(c, st, cfg, i)
+}
+
+type tally struct{ ok, refused, failed atomic.Int64 }
+
+// load sends requests open loop: on a fixed schedule, whatever became of earlier ones.
+func load(c *translate.Client, st *redisstore.Store, cfg Config, i int) error {
+	enc := json.NewEncoder(os.Stdout)
+	var t tally
+	var wg sync.WaitGroup
+	send := func(id string) {
+		defer wg.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
+		defer cancel()
+		_, err := c.Translate(ctx, translate.Request{Text: Text(id), Source: "en", Target: "es", RequestID: id})
+		switch translate.KindOf(err) {
+		case translate.KindUnknown:
+			if err == nil {
+				t.ok.Add(1)
+			} else {
+				t.failed.Add(1)
+			}
+		case translate.KindBudgetExceeded, translate.KindQuotaExhausted, translate.KindNoEngine:
+			t.refused.Add(1)
+		default:
+			t.failed.Add(1)
+		}
+	}
+	every := time.Duration(float64(time.Second) / cfg.Rate)
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	sec := time.NewTicker(time.Second)
+	defer sec.Stop()
+	end := time.NewTimer(cfg.Duration)
+	defer end.Stop()
+	s, n := 0, 0
+	for {
+		select {
+		case <-tick.C:
+			wg.Add(1)
+			go send(RequestID(i, n))
+			if cfg.RetryEvery > 0 && n%cfg.RetryEvery == 0 && n >= 2 {
+				wg.Add(1) // a retry of a request the previous replica sent a moment ago
+				go send(RequestID((i+cfg.Replicas-1)%cfg.Replicas, n-2))
+			}
+			n++
+		case <-sec.C:
+			s++
+			b := c.Budget()
+			err := enc.Encode(Second{Replica: i, Second: s, OK: int(t.ok.Swap(0)), Refused: int(t.refused.Swap(0)),
+				Failed: int(t.failed.Swap(0)), Spent: b.Spent, Degraded: st.Degraded()})
+			if err != nil {
+				return err
+			}
+		case <-end.C:
+			wg.Wait()
+			return nil
+		}
+	}
+}

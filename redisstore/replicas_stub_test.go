@@ -1,5 +1,0 @@
-package redisstore
-
-const replicaEnv = "REDISSTORE_REPLICA"
-
-func replicaMain() int { return 0 }
