@@ -16,7 +16,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/fanyi-go/translate"
-	"github.com/fanyi-go/translate/redisstore/internal/redistest"
+	"github.com/fanyi-go/translate/redisstore/redistest"
 )
 
 type syncBuffer struct {

@@ -13,16 +13,20 @@ import (
 	"github.com/redis/go-redis/v9"
 	"go.uber.org/goleak"
 
-	"github.com/fanyi-go/translate/redisstore/internal/redistest"
+	"github.com/fanyi-go/translate/redisstore/redistest"
 )
 
 // shared is the redis-server most tests use, each under its own prefix; nil when
 // redis-server is not installed (tests then skip, or fail in CI).
 var shared *redistest.Server
 
-// RunTestMain starts the shared server, runs the tests, stops it and checks for leaked
-// goroutines. TestMain (in the external test package, which may import the scenario) calls it.
-func RunTestMain(m *testing.M) int {
+func TestMain(m *testing.M) {
+	os.Exit(runTests(m))
+}
+
+// runTests starts the shared server, runs the tests, stops it and checks for leaked
+// goroutines.
+func runTests(m *testing.M) int {
 	var err error
 	shared, err = redistest.Start()
 	if err != nil {

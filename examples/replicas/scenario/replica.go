@@ -49,8 +49,8 @@ type Config struct {
 	KillAt         time.Duration // SIGKILL of the last replica, from the start
 	PauseAt        time.Duration // SIGSTOP of Redis
 	PauseFor       time.Duration
-	RetryEvery     int // every n-th request also retries a request another replica sent; 0 none
-	RedisAddr      string
+	RetryEvery     int    // every n-th request also retries a request another replica sent; 0 none
+	RedisURL       string // redis://host:port/db, as redis.ParseURL reads it
 	Prefix         string
 	Dir            string // engine records
 	Now            time.Time
@@ -121,6 +121,16 @@ func Text(id string) string {
 	return string([]rune(s)[:TextChars])
 }
 
+// NewRedis is a client for url that honours context deadlines, as redisstore requires.
+func NewRedis(url string) (*redis.Client, error) {
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		return nil, fmt.Errorf("scenario: redis url: %w", err)
+	}
+	opt.ContextTimeoutEnabled, opt.MaxRetries, opt.DisableIdentity, opt.PoolSize = true, -1, true, 64
+	return redis.NewClient(opt), nil
+}
+
 // ReplicaMain runs one replica from the environment and prints a Second per second on
 // stdout. It returns the process exit code.
 func ReplicaMain() int {
@@ -140,8 +150,10 @@ func runReplica() error {
 	if err := json.Unmarshal([]byte(os.Getenv(EnvConfig)), &cfg); err != nil {
 		return fmt.Errorf("bad %s: %w", EnvConfig, err)
 	}
-	rdb := redis.NewClient(&redis.Options{Addr: cfg.RedisAddr, ContextTimeoutEnabled: true,
-		MaxRetries: -1, DisableIdentity: true, PoolSize: 64})
+	rdb, err := NewRedis(cfg.RedisURL)
+	if err != nil {
+		return err
+	}
 	defer rdb.Close()
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	st, err := redisstore.New(rdb, redisstore.WithPrefix(cfg.Prefix), redisstore.WithReplicas(cfg.Replicas),

@@ -1,5 +1,7 @@
 // Package redistest starts a real redis-server on a free loopback port for tests and
-// examples. A missing redis-server is a skip locally and a failure in CI (CI=true).
+// examples, the way net/http/httptest starts an HTTP server: Start returns ErrMissing when
+// redis-server is not installed, which tests should treat as a skip locally and as a
+// failure in CI (InCI).
 package redistest
 
 import (

@@ -53,7 +53,10 @@ type Verdict struct {
 func Run(ctx context.Context, cfg Config, exe string, args []string, redisPause Pauser, logs io.Writer) (*Report, error) {
 	rep := &Report{Config: cfg, Seconds: map[int]map[int]Second{}}
 	logs = &lockedWriter{w: logs}
-	rdb := redis.NewClient(&redis.Options{Addr: cfg.RedisAddr, ContextTimeoutEnabled: true, DisableIdentity: true})
+	rdb, err := NewRedis(cfg.RedisURL)
+	if err != nil {
+		return nil, err
+	}
 	defer rdb.Close()
 	body, err := json.Marshal(cfg)
 	if err != nil {

@@ -1,4 +1,4 @@
-package redisstore_test
+package main
 
 import (
 	"bytes"
@@ -9,9 +9,16 @@ import (
 	"time"
 
 	"github.com/fanyi-go/translate"
-	"github.com/fanyi-go/translate/redisstore/internal/redistest"
-	"github.com/fanyi-go/translate/redisstore/internal/scenario"
+	"github.com/fanyi-go/translate/examples/replicas/scenario"
+	"github.com/fanyi-go/translate/redisstore/redistest"
 )
+
+func TestMain(m *testing.M) {
+	if os.Getenv(scenario.EnvReplica) != "" { // a replica process of TestReplicas
+		os.Exit(scenario.ReplicaMain())
+	}
+	os.Exit(m.Run())
+}
 
 // countingStore grants everything and counts Admits: it tells whether the Client uses its
 // Store at all.
@@ -70,7 +77,7 @@ func TestReplicas(t *testing.T) {
 		t.Skip("skipping: translate.Client does not call its Store yet (WithStore wiring)")
 	}
 	cfg := scenario.Default()
-	cfg.RedisAddr, cfg.Prefix, cfg.Dir, cfg.Now = srv.Addr, "replicas:", t.TempDir(), time.Now()
+	cfg.RedisURL, cfg.Prefix, cfg.Dir, cfg.Now = "redis://"+srv.Addr, "replicas:", t.TempDir(), time.Now()
 	var logs bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second)
 	defer cancel()
