@@ -1,8 +1,38 @@
-// Package redisstore shares a translate.Client's budget, quotas, request-id
-// de-duplication, vendor-reported holds and, optionally, a second-level cache among the
-// replicas of a service, over Redis (go-redis v9).
+// Package redisstore is a translate.Store over Redis (go-redis v9): Clients on several
+// replicas that use the same Redis and prefix share the daily budget, every engine's quota,
+// request-id de-duplication, vendor-reported holds and, with WithCache, a second-level
+// cache. Breakers and health stay in each Client.
+//
+//	rdb := redis.NewClient(&redis.Options{Addr: "redis:6379", ContextTimeoutEnabled: true})
+//	st, err := redisstore.New(rdb, redisstore.WithPrefix("mysvc:"), redisstore.WithReplicas(4))
+//	c, err := translate.New(..., translate.WithStore(st))
+//
+// # Atomic reservations
+//
+// Admit is one Lua script and one round trip: it sweeps expired leases, looks the request
+// up in the second-level cache, checks the request id and the engine's hold, and reserves
+// the credits and characters, all or nothing. Settle is one round trip too: it charges
+// what the call cost and frees the rest of the reservation.
+//
+// # Leases
+//
+// A reservation is a lease that ends LeaseTTL after its admission (DefaultLeaseTTL when the
+// Admission gives none; the Client passes the attempt's timeout plus a margin). A lease
+// that was never settled, because its holder died, is charged as spent at its end: the call
+// may have been sent. A Settle that arrives after that corrects the charge to what the call
+// cost; settling a lease twice changes nothing.
+//
+// # When Redis does not answer
+//
+// Every call to Redis waits at most WithTimeout. A Client that gets no answer serves from
+// its share, 1/n (WithReplicas) of what remained at its last answer from Redis, logs a
+// warning and counts translate.store.fallback; one call per probe period tries Redis again
+// and, when it answers, pushes what the Client did meanwhile. A Client that never reached
+// Redis knows no figure and refuses admissions against a limited budget or quota with an
+// error. While Redis is away, request ids are de-duplicated per Client only.
+//
+// # Keys
+//
+// Every key lives under the prefix and expires: see the layout in keys.go. In a Redis
+// Cluster, give the prefix a hash tag ("{mysvc}:") so all keys land in one slot.
 package redisstore
-
-import "github.com/redis/go-redis/v9"
-
-var _ redis.UniversalClient = (*redis.Client)(nil)
