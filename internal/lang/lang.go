@@ -2,6 +2,20 @@
 // language and script, so that zh, zh-CN and zh-Hans land on Simplified Chinese engines and
 // zh-TW, zh-HK and zh-Hant-HK on Traditional ones.
 //
+// Two normal forms are kept for each tag:
+//
+//   - the key (KeyOf): base language and script, "zh-Hans", "en-Latn". Engines are matched by
+//     it: an engine that takes en takes en-GB.
+//   - the full key (FullKeyOf): everything about the tag that may change a translation, used
+//     to keep apart cached translations: pt-BR ≠ pt-PT, en-US ≠ en-GB, es ≠ es-419,
+//     zh-TW ≠ zh-HK. It is the key, then the region unless it is the likely region of the
+//     base and script (CLDR likely subtags, as golang.org/x/text/language has them), then the
+//     variants and extensions as given. So a region adds nothing where it is what the language
+//     and script imply anyway: zh, zh-CN, zh-Hans and zh-Hans-CN are all "zh-Hans"; zh-TW,
+//     zh-Hant and zh-Hant-TW are "zh-Hant"; en and en-US are "en-Latn" (the likely region of
+//     en-Latn is US), pt and pt-BR are "pt-Latn", es and es-ES are "es-Latn"; while zh-HK is
+//     "zh-Hant-HK", en-GB "en-Latn-GB", pt-PT "pt-Latn-PT" and es-419 "es-Latn-419".
+//
 // Parsing is cached: the Cache type turns a tag string into its normalised form without
 // allocating once the string has been seen, so it is cheap on a request's hot path.
 package lang
@@ -23,6 +37,13 @@ type Info struct {
 	Key string
 	// ID is Key's interned number in the Cache that produced the Info (1-based).
 	ID int
+	// Full is the full key (see FullKeyOf), such as "zh-Hans", "zh-Hant-HK", "en-Latn-GB":
+	// the target part of a cache key. It is the same in every process.
+	Full string
+	// FullID is Full's interned number in the Cache that produced the Info (1-based), or 0
+	// when the Cache has already interned MaxFullIDs other full keys: a tag with FullID 0
+	// must not share cached results by FullID (use Full, or do not cache).
+	FullID int
 
 	// Canon is Tag.String(), kept: the Client reports it as Result.Source.
 	Canon     string
@@ -53,6 +74,37 @@ func KeyOf(t language.Tag) string {
 	return b.String() + "-" + s.String()
 }
 
+// FullKeyOf returns the full key of t: its key, then its region unless that is the likely
+// region of the base language and script, then its variants and extensions.
+// "zh-CN" -> "zh-Hans", "zh-HK" -> "zh-Hant-HK", "en-US" -> "en-Latn", "en-GB" ->
+// "en-Latn-GB", "es-419" -> "es-Latn-419", "de-CH-1996" -> "de-Latn-CH-1996".
+func FullKeyOf(t language.Tag) string {
+	b, _ := t.Base()
+	s, _ := t.Script()
+	parts := make([]any, 0, 5)
+	parts = append(parts, b, s)
+	if r, conf := t.Region(); conf == language.Exact {
+		bs, _ := language.Compose(b, s)
+		if likely, _ := bs.Region(); r != likely {
+			parts = append(parts, r)
+		}
+	}
+	if v := t.Variants(); len(v) > 0 {
+		parts = append(parts, v)
+	}
+	if e := t.Extensions(); len(e) > 0 {
+		parts = append(parts, e)
+	}
+	full, err := language.Compose(parts...)
+	if err != nil { // cannot happen for parts of a valid tag; keep the tag apart all the same
+		return KeyOf(t) + "-" + t.String()
+	}
+	return full.String()
+}
+
+// MaxFullIDs bounds how many full keys a Cache interns; later ones get FullID 0.
+const MaxFullIDs = 1 << 16
+
 // maxCached bounds how many distinct tag strings a Cache remembers.
 const maxCached = 4096
 
@@ -68,11 +120,12 @@ type Cache struct {
 	mu     sync.Mutex                       // serialises writers
 	ids    map[string]int                   // key -> id, under mu
 	nids   atomic.Int64
+	full   map[string]int // full key -> id, under mu; at most MaxFullIDs
 }
 
 // NewCache returns an empty Cache.
 func NewCache() *Cache {
-	c := &Cache{ids: map[string]int{}}
+	c := &Cache{ids: map[string]int{}, full: map[string]int{}}
 	m := map[string]*Info{}
 	c.m.Store(&m)
 	return c
@@ -139,7 +192,9 @@ func (c *Cache) Lookup(tag string) (*Info, error) {
 	if in, ok := old[tag]; ok {
 		return in, nil
 	}
-	in := &Info{Tag: t, Key: key, ID: c.internLocked(key), tagString: strings.Clone(tag), Canon: t.String()}
+	full := FullKeyOf(t)
+	in := &Info{Tag: t, Key: key, ID: c.internLocked(key), Full: full, FullID: c.internFullLocked(full),
+		tagString: strings.Clone(tag), Canon: t.String()}
 	in.recent = &recentTag{tag: in.tagString, info: in}
 	if len(old) >= maxCached {
 		return in, nil // too many distinct strings: parse each time rather than grow forever
@@ -167,6 +222,18 @@ func (c *Cache) internLocked(key string) int {
 	id := len(c.ids) + 1
 	c.ids[key] = id
 	c.nids.Store(int64(id))
+	return id
+}
+
+func (c *Cache) internFullLocked(full string) int {
+	if id, ok := c.full[full]; ok {
+		return id
+	}
+	if len(c.full) >= MaxFullIDs {
+		return 0
+	}
+	id := len(c.full) + 1
+	c.full[full] = id
 	return id
 }
 

@@ -98,17 +98,37 @@ func Find(s string) []string {
 // and canonical form: Lost("{a} {a} {b}", "{a}") is ["{a}", "{b}"]. It returns nil when
 // none is lost, and then does not allocate (for up to 32 placeholders in each text); when src
 // contains none of '{', '%', '<' it returns nil at once without looking at out.
+//
+// Lost takes time linear in len(src) + len(out): when both texts hold more than 32
+// placeholders it counts out's placeholders in a map once and takes src's from it.
 func Lost(src, out string) []string {
 	if !hasMarker(src) {
 		return nil
 	}
-	var srcBuf, outBuf [32]token
-	st := collect(src, srcBuf[:0])
+	var srcBuf, outBuf [smallTokens]token
+	st, srcMany := collectFew(src, srcBuf[:0])
 	if len(st) == 0 {
 		return nil
 	}
-	ot := collect(out, outBuf[:0])
-	var usedBuf [32]bool
+	if !srcMany {
+		return lostFew(src, st, out, collect(out, outBuf[:0]))
+	}
+	ot, outMany := collectFew(out, outBuf[:0])
+	if outMany {
+		return lostMany(src, out)
+	}
+	return lostFew(src, collect(src, nil), out, ot)
+}
+
+// smallTokens is the number of tokens Lost keeps on the stack, and the bound under which it
+// matches tokens pairwise: with one side this small, pairwise matching is linear in the
+// other side and allocates nothing.
+const smallTokens = 32
+
+// lostFew matches src's tokens st against out's tokens ot pairwise. It costs at most
+// len(st)*len(ot) comparisons, so Lost calls it only when one side has at most smallTokens.
+func lostFew(src string, st []token, out string, ot []token) []string {
+	var usedBuf [smallTokens]bool
 	var used []bool
 	if len(ot) <= len(usedBuf) {
 		used = usedBuf[:len(ot)]
@@ -134,6 +154,77 @@ func Lost(src, out string) []string {
 		}
 	}
 	return lost
+}
+
+// tokenKey identifies a placeholder for counting: the kind and the text, or the lower-cased
+// name for tags.
+type tokenKey struct {
+	kind kind
+	text string
+}
+
+func keyOf(s string, t token) tokenKey {
+	if t.kind >= kindOpen {
+		return tokenKey{t.kind, strings.ToLower(s[t.ns:t.ne])} // no copy when already lower case
+	}
+	return tokenKey{t.kind, s[t.start:t.end]}
+}
+
+// lostMany is the multiset difference of src's and out's tokens, in linear time: out's
+// tokens are counted once, and each of src's takes one from its count.
+func lostMany(src, out string) []string {
+	left := make(map[tokenKey]int32)
+	var t token
+	for i := 0; next(out, i, &t); i = t.end {
+		left[keyOf(out, t)]++
+	}
+	var lost []string
+	for i := 0; next(src, i, &t); i = t.end {
+		k := keyOf(src, t)
+		if n := left[k]; n > 0 {
+			left[k] = n - 1
+			continue
+		}
+		lost = append(lost, t.text(src))
+	}
+	return lost
+}
+
+// Strip returns s with every placeholder removed — the same placeholders Find and Lost see;
+// the text around them, "%%" included, is kept as it is. It returns s itself, without
+// allocating, when s holds no placeholder. The Client compares stripped texts to tell an
+// engine that echoed its input from one that translated only the words around placeholders.
+func Strip(s string) string {
+	if !hasMarker(s) {
+		return s
+	}
+	var t token
+	var b strings.Builder
+	last := 0
+	for i := 0; next(s, i, &t); i = t.end {
+		if last == 0 && b.Cap() == 0 {
+			b.Grow(len(s) - (t.end - t.start))
+		}
+		b.WriteString(s[last:t.start])
+		last = t.end
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// collectFew appends up to cap(buf) tokens of s to buf, and reports whether s holds more.
+func collectFew(s string, buf []token) ([]token, bool) {
+	var t token
+	for i := 0; next(s, i, &t); i = t.end {
+		if len(buf) == cap(buf) {
+			return buf, true
+		}
+		buf = append(buf, t)
+	}
+	return buf, false
 }
 
 // collect appends the tokens of s to buf.

@@ -1,8 +1,11 @@
 package placeholder
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
@@ -195,18 +198,196 @@ func BenchmarkFind(b *testing.B) {
 	}
 }
 
-// FuzzLost checks that a text never loses placeholders against itself, and that Lost
-// against an empty output reports exactly what Find finds.
-func FuzzLost(f *testing.F) {
-	for _, s := range []string{"", "Hi {name}", "<a href='x'>%1$s</a>", "{{x}} %% %d <br/>", "x<y>z", "%[1]*.[2]f", "<b a=1 c>"} {
-		f.Add(s)
+// mixed returns n placeholders of every kind (most {name}s and {{name}}s distinct), each
+// followed by a word; the same placeholders in reverse order with every 100th left out; and
+// what that leaves out, in src order. Reversal defeats the in-order hint of pairwise matching: with it, matching pairwise
+// costs n²/2 comparisons.
+func mixed(n int) (src, out string, lost []string) {
+	kinds := []func(i int) (text, canon string){
+		func(i int) (string, string) { s := fmt.Sprintf("{n%d}", i); return s, s },
+		func(i int) (string, string) { s := fmt.Sprintf("{{v%d}}", i); return s, s },
+		func(int) (string, string) { return "%s", "%s" },
+		func(int) (string, string) { return "%d", "%d" },
+		func(i int) (string, string) { s := fmt.Sprintf("%%%d$s", i%9+1); return s, s },
+		func(i int) (string, string) {
+			if i%2 == 0 {
+				return `<a href="/x">`, "<a>"
+			}
+			return "</B>", "</b>"
+		},
 	}
-	f.Fuzz(func(t *testing.T, s string) {
-		if got := Lost(s, s); got != nil {
+	toks := make([]string, n)
+	canon := make([]string, n)
+	for i := range n {
+		toks[i], canon[i] = kinds[i%len(kinds)](i / len(kinds))
+	}
+	var sb, ob strings.Builder
+	for _, t := range toks {
+		sb.WriteString(t)
+		sb.WriteString(" w ")
+	}
+	for i := n - 1; i >= 0; i-- {
+		if i%100 == 7 {
+			continue
+		}
+		ob.WriteString(strings.ToLower(toks[i]))
+		ob.WriteString(" p ")
+	}
+	return sb.String(), ob.String(), minus(canon, Find(ob.String()))
+}
+
+// minus is the multiset difference a - b in a's order, the first occurrences in a taken first.
+func minus(a, b []string) []string {
+	left := map[string]int{}
+	for _, x := range b {
+		left[x]++
+	}
+	var out []string
+	for _, x := range a {
+		if left[x] > 0 {
+			left[x]--
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// bestOf returns the shortest of a few timings of f, so that a busy machine does not decide
+// the outcome.
+func bestOf(f func()) time.Duration {
+	best := time.Duration(1<<63 - 1)
+	for range 3 {
+		start := time.Now()
+		f()
+		best = min(best, time.Since(start))
+	}
+	return best
+}
+
+// Lost is linear: 40,000 placeholders on each side, in reverse order with some lost, take
+// at most 20 times as long as 4,000 (pairwise matching takes 100 times as long), and under
+// two seconds (pairwise matching took 24 s; linear matching takes a few milliseconds).
+func TestLostLinear(t *testing.T) {
+	src4, out4, want4 := mixed(4_000)
+	src40, out40, want40 := mixed(40_000)
+	if len(want40) == 0 || len(want4) == 0 {
+		t.Fatal("test texts lose nothing")
+	}
+	if diff := cmp.Diff(want4, Lost(src4, out4)); diff != "" {
+		t.Fatalf("Lost, 4k placeholders (-want +got):\n%s", diff)
+	}
+	d40 := bestOf(func() {
+		if diff := cmp.Diff(want40, Lost(src40, out40)); diff != "" {
+			t.Fatalf("Lost, 40k placeholders (-want +got):\n%s", diff)
+		}
+	})
+	d4 := bestOf(func() { Lost(src4, out4) })
+	t.Logf("4k placeholders (%d KiB): %v; 40k (%d KiB): %v", len(src4)>>10, d4, len(src40)>>10, d40)
+	if d40 > 2*time.Second {
+		t.Errorf("Lost with 40k placeholders took %v, want well under 2s", d40)
+	}
+	// d4 is at least a few tens of microseconds; allow for timer granularity on top.
+	if d40 > 20*d4+time.Millisecond {
+		t.Errorf("Lost with 40k placeholders took %v, 4k %v: more than 20x, not linear", d40, d4)
+	}
+}
+
+func TestLostFewAgainstMany(t *testing.T) {
+	// One side small, the other huge: pairwise matching stays linear.
+	src, out, _ := mixed(40_000)
+	if got := Lost("{n1} %s <b>", out); !slices.Equal(got, []string{"<b>"}) {
+		t.Errorf("Lost(few, many) = %q, want [<b>]", got)
+	}
+	if got := Lost(src, "{n1}"); len(got) != 39_999 {
+		t.Errorf("Lost(many, one) lost %d, want 39999", len(got))
+	}
+}
+
+func TestStrip(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", ""},
+		{"Hello, world.", "Hello, world."},
+		{"Hello {name}!", "Hello !"},
+		{"{a}{b}", ""},
+		{"{{ count }} items, %d%% off, %1$s", " items, %% off, "},
+		{`Click <a href="/x">here</a>`, "Click here"},
+		{"50% off, a < b, x<y, {}, { return y; }", "50% off, a < b, x<y, {}, { return y; }"},
+		{"%%s", "%%s"},
+		{"点击<b>这里</b>查看{count}条", "点击这里查看条"},
+	}
+	for _, tt := range tests {
+		if got := Strip(tt.in); got != tt.want {
+			t.Errorf("Strip(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	plain := "The quick brown fox, 50% of it."
+	if n := testing.AllocsPerRun(100, func() { Strip(plain) }); n != 0 {
+		t.Errorf("Strip of a text without placeholders allocates %v times, want 0", n)
+	}
+}
+
+func BenchmarkLostMany(b *testing.B) {
+	for _, n := range []int{4_000, 40_000} {
+		src, out, _ := mixed(n)
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			b.SetBytes(int64(len(src) + len(out)))
+			b.ReportAllocs()
+			for b.Loop() {
+				Lost(src, out)
+			}
+		})
+	}
+}
+
+func BenchmarkStrip(b *testing.B) {
+	s := strings.Repeat(`Hi {name}, you have <b>%d</b> new messages. `, 20)
+	b.ReportAllocs()
+	for b.Loop() {
+		Strip(s)
+	}
+}
+
+// FuzzLost checks that a text never loses placeholders against itself, that Lost is the
+// multiset difference of what Find finds in either text, both for few placeholders (matched
+// pairwise) and for many (counted in a map: the texts repeated 40 times), and that Strip
+// removes exactly the placeholders. TestLostLinear checks the time.
+func FuzzLost(f *testing.F) {
+	for _, s := range [][2]string{
+		{"", ""}, {"Hi {name}", "Hola {name}"}, {"<a href='x'>%1$s</a>", "<A>%1$s"},
+		{"{{x}} %% %d <br/>", "%d {x}"}, {"x<y>z", "x<y>z"}, {"%[1]*.[2]f", ""}, {"<b a=1 c>", "<b>"},
+		{"{a} {a} {b}", "{a}"}, {"{{a}b}", "{b}"}, {"<p>%s</P>", "</p>%s<p>"},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, src, out string) {
+		if got := Lost(src, src); got != nil {
 			t.Fatalf("Lost(s, s) = %q, want nil", got)
 		}
-		if diff := cmp.Diff(Find(s), Lost(s, "")); diff != "" {
+		if diff := cmp.Diff(Find(src), Lost(src, "")); diff != "" {
 			t.Fatalf("Lost(s, \"\") vs Find(s) (-find +lost):\n%s", diff)
+		}
+		if diff := cmp.Diff(minus(Find(src), Find(out)), Lost(src, out)); diff != "" {
+			t.Fatalf("Lost(%q, %q) vs Find (-find +lost):\n%s", src, out, diff)
+		}
+		// 40 copies, separated so that no placeholder spans two, exceed smallTokens on
+		// each side whenever each text holds one placeholder.
+		bigSrc := strings.Repeat(src+"\n ", 40)
+		bigOut := strings.Repeat(out+"\n ", 40)
+		if diff := cmp.Diff(minus(Find(bigSrc), Find(bigOut)), Lost(bigSrc, bigOut)); diff != "" {
+			t.Fatalf("Lost(40*%q, 40*%q) vs Find (-find +lost):\n%s", src, out, diff)
+		}
+		stripped, found := Strip(src), Find(src)
+		if (stripped == src) != (found == nil) {
+			t.Fatalf("Strip(%q) = %q with placeholders %q", src, stripped, found)
+		}
+		var kept int
+		var tk token
+		for i := 0; next(src, i, &tk); i = tk.end {
+			kept += tk.end - tk.start
+		}
+		if len(stripped)+kept != len(src) {
+			t.Fatalf("Strip(%q) = %q: removed %d bytes, placeholders hold %d", src, stripped, len(src)-len(stripped), kept)
 		}
 	})
 }

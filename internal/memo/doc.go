@@ -1,0 +1,32 @@
+// Package memo holds the Client's per-key memory: what it has translated (Cache), what
+// it is translating (Flights) and which request ids it has sent where (Seen). Each is
+// bounded and each answers its common case without a lock or an allocation where the
+// plain version would take one; bench_test.go holds the plain versions they are measured
+// against.
+//
+// # Cache
+//
+// A cache hit is the hot path of the whole library: a mutex, a map and a list (the plain
+// LRU) make every hit take a lock and move a list element, which serialises concurrent
+// hits. Cache keeps golang-lru's LRUs for deciding evictions, but answers hits from a
+// direct-mapped index of atomic pointers beside them: a hit is one atomic load and a key
+// comparison, and recency is refreshed at most once a second per entry.
+//
+// # Flights
+//
+// Identical concurrent misses must make one engine call, at any load. singleflight does
+// that with a mutex and a map and allocates a call per Do. Flights lets the caller embed
+// the Flight in storage it allocates anyway, and registers it with one CAS into a table
+// slot; only when the slot holds another key's flight does a Join take a striped lock and
+// walk the slot's chain, so a collision costs a lock, never a missed merge.
+//
+// # Seen
+//
+// A request id reaches each engine at most once within a window, whatever became of the
+// first call, and a retry gets the first answer or the first error. A mutex and a map
+// remember that, but bounded only by time they grow with the request rate (a million
+// ids remembered their whole Results), and expiring them means sweeping the map under
+// its lock. Seen bounds entries by count and bytes, drops the oldest first from a list in
+// O(1) per write, and spreads ids over striped shards so concurrent requests rarely meet
+// on one lock.
+package memo

@@ -1,0 +1,251 @@
+package memo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+type fl = Flight[key, string]
+
+// outcome is what Wait returned, for comparing with cmp.
+type outcome struct {
+	V   string
+	Err string
+}
+
+func wait(ctx context.Context, g *fl) outcome {
+	v, err := g.Wait(ctx)
+	o := outcome{V: v}
+	if err != nil {
+		o.Err = err.Error()
+	}
+	return o
+}
+
+// waitFor yields until cond holds: the tests' way to let goroutines reach a point without
+// sleeping.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for range 10_000_000 {
+		if cond() {
+			return
+		}
+		runtime.Gosched()
+	}
+	t.Fatal("condition never held")
+}
+
+// empty reports whether no flight is left in the table.
+func empty(fs *Flights[key, string]) bool {
+	for i := range fs.slots {
+		if fs.slots[i].Load() != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// 50 concurrent identical Joins make one leader, even with 3,000 other flights in the air
+// filling every slot (the old direct-mapped table made 50 leaders here).
+func TestFlightsMergeUnderLoad(t *testing.T) {
+	var fs Flights[key, string]
+	others := make([]fl, 3000)
+	for i := range others {
+		h := uint64(i) * 0x9e3779b97f4a7c15
+		if g, lead := fs.Join(h, key{fmt.Sprint("other", i), 0}, &others[i]); !lead || g != &others[i] {
+			t.Fatalf("other flight %d did not lead", i)
+		}
+	}
+	hot := key{"hot", 0}
+	h := uint64(0x9e3779b97f4a7c15 + flightSlots) // the slot of others[1], which stays in the air
+	flights := make([]fl, 50)
+	var leaders atomic.Int32
+	var leader *fl
+	got := make([]outcome, 50)
+	var joined, done sync.WaitGroup
+	joined.Add(50)
+	for i := range flights {
+		done.Go(func() {
+			g, lead := fs.Join(h, hot, &flights[i])
+			if lead {
+				leaders.Add(1)
+				leader = g
+			}
+			joined.Done()
+			if !lead {
+				got[i] = wait(context.Background(), g)
+			}
+		})
+	}
+	// Meanwhile, half of the other flights land and new ones take their place.
+	var churn sync.WaitGroup
+	churn.Go(func() {
+		for i := 0; i < len(others); i += 2 {
+			h := uint64(i) * 0x9e3779b97f4a7c15
+			k := key{fmt.Sprint("other", i), 0}
+			fs.Land(h, k, &others[i], "", nil)
+			var f fl
+			fs.Join(h, key{fmt.Sprint("new", i), 0}, &f)
+			fs.Land(h, key{fmt.Sprint("new", i), 0}, &f, "", nil)
+		}
+	})
+	joined.Wait()
+	churn.Wait()
+	if n := leaders.Load(); n != 1 {
+		t.Fatalf("%d leaders among 50 identical Joins, want 1", n)
+	}
+	waitFor(t, func() bool { return fs.Waiting() == 49 })
+	fs.Land(h, hot, leader, "HOT", nil)
+	done.Wait()
+	for i := range got {
+		if &flights[i] == leader {
+			continue
+		}
+		if diff := cmp.Diff(outcome{V: "HOT"}, got[i]); diff != "" {
+			t.Errorf("follower %d (-want +got):\n%s", i, diff)
+		}
+	}
+	for i := 1; i < len(others); i += 2 {
+		fs.Land(uint64(i)*0x9e3779b97f4a7c15, key{fmt.Sprint("other", i), 0}, &others[i], "", nil)
+	}
+	if !empty(&fs) {
+		t.Error("flights left in the table after every flight landed")
+	}
+}
+
+// Different keys with one hash never share a flight.
+func TestFlightsHashCollisionDifferentKeys(t *testing.T) {
+	var fs Flights[key, string]
+	var a, b, a2 fl
+	if _, lead := fs.Join(9, key{"a", 0}, &a); !lead {
+		t.Fatal("a did not lead")
+	}
+	if g, lead := fs.Join(9, key{"b", 0}, &b); !lead || g != &b {
+		t.Fatal("b followed a's flight")
+	}
+	if g, lead := fs.Join(9, key{"a", 0}, &a2); lead || g != &a {
+		t.Fatal("a second a did not follow a's flight")
+	}
+	fs.Land(9, key{"a", 0}, &a, "A", nil)
+	fs.Land(9, key{"b", 0}, &b, "B", nil)
+	if diff := cmp.Diff(outcome{V: "A"}, wait(context.Background(), &a)); diff != "" {
+		t.Errorf("a (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(outcome{V: "B"}, wait(context.Background(), &b)); diff != "" {
+		t.Errorf("b (-want +got):\n%s", diff)
+	}
+	if !empty(&fs) {
+		t.Error("flights left in the table")
+	}
+}
+
+// Landing a flight from the middle, the head or the tail of a slot's chain keeps the
+// others findable, and a landed flight is no longer joined.
+func TestFlightsChainLanding(t *testing.T) {
+	var fs Flights[key, string]
+	ks := []key{{"a", 0}, {"b", 0}, {"c", 0}, {"d", 0}}
+	fls := make([]fl, len(ks))
+	for i, k := range ks {
+		fs.Join(uint64(i)*flightSlots, k, &fls[i]) // one slot; chain d, c, b, a
+	}
+	for _, i := range []int{1, 3, 0, 2} { // middle, head, tail, last
+		fs.Land(uint64(i)*flightSlots, ks[i], &fls[i], "", nil)
+		var f fl
+		if _, lead := fs.Join(uint64(i)*flightSlots, ks[i], &f); !lead {
+			t.Errorf("Join(%v) after it landed followed the landed flight", ks[i])
+		}
+		fs.Land(uint64(i)*flightSlots, ks[i], &f, "", nil)
+		for j := range ks {
+			if fls[j].landed.Load() {
+				continue
+			}
+			var f fl
+			if g, lead := fs.Join(uint64(j)*flightSlots, ks[j], &f); lead || g != &fls[j] {
+				t.Errorf("after landing %v, Join(%v) did not follow its flight", ks[i], ks[j])
+			}
+		}
+	}
+	if !empty(&fs) {
+		t.Error("flights left in the table")
+	}
+}
+
+func TestFlightFollowerContextEnds(t *testing.T) {
+	var fs Flights[key, string]
+	var lead, follow fl
+	fs.Join(1, key{"a", 0}, &lead)
+	g, isLeader := fs.Join(1, key{"a", 0}, &follow)
+	if isLeader {
+		t.Fatal("second Join led")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	res := make(chan outcome, 1)
+	go func() { res <- wait(ctx, g) }()
+	waitFor(t, func() bool { return fs.Waiting() == 1 })
+	cancel()
+	if diff := cmp.Diff(outcome{Err: context.Canceled.Error()}, <-res); diff != "" {
+		t.Errorf("Wait after ctx ended (-want +got):\n%s", diff)
+	}
+	if n := fs.Waiting(); n != 0 {
+		t.Errorf("Waiting = %d after the follower left, want 0", n)
+	}
+	fs.Land(1, key{"a", 0}, &lead, "", errors.New("boom"))
+	if diff := cmp.Diff(outcome{Err: "boom"}, wait(context.Background(), g)); diff != "" {
+		t.Errorf("Wait after landing (-want +got):\n%s", diff)
+	}
+}
+
+// Joins and Lands from many goroutines over few slots: every follower gets its own key's
+// answer and the table ends empty.
+func TestFlightsConcurrent(t *testing.T) {
+	var fs Flights[key, string]
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 3000 {
+				n := (i*13 + g) % 40
+				h := uint64(n % 3 * flightSlots) // 40 keys, 3 hashes, one slot
+				k := key{fmt.Sprint(n), 0}
+				var f fl
+				got, lead := fs.Join(h, k, &f)
+				if lead {
+					fs.Land(h, k, got, k.text, nil)
+					continue
+				}
+				if v, err := got.Wait(context.Background()); err != nil || v != k.text {
+					t.Errorf("follower of %v got %q, %v", k, v, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if !empty(&fs) {
+		t.Error("flights left in the table")
+	}
+}
+
+func TestFlightsJoinLandAllocateNothing(t *testing.T) {
+	var fs Flights[key, string]
+	k := key{"hello", 1}
+	fls := make([]fl, 2000)
+	i := 0
+	if n := testing.AllocsPerRun(1000, func() {
+		f := &fls[i]
+		i++
+		g, lead := fs.Join(42, k, f)
+		if !lead {
+			t.Fatal("did not lead")
+		}
+		fs.Land(42, k, g, "hi", nil)
+	}); n != 0 {
+		t.Errorf("Join and Land allocate %v times, want 0", n)
+	}
+}
