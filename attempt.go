@@ -112,7 +112,7 @@ func (c *Client) settle(w *walk, e *engine, l *lease, out *EngineResult, err err
 		c.refund(e, l)
 		return
 	}
-	chars, cost := c.charge(e, l, out)
+	chars, cost := c.charge(e, l, out, w.now)
 	w.j.cost += cost
 	c.obs.cost(w.ctx, e, cost, int(chars))
 }
@@ -125,7 +125,7 @@ func mayHaveBilled(kind Kind, caller bool) bool {
 
 // charge commits a call's reservation at what the vendor billed, when it said, or at what
 // was reserved.
-func (c *Client) charge(e *engine, l *lease, out *EngineResult) (int64, float64) {
+func (c *Client) charge(e *engine, l *lease, out *EngineResult, now int64) (int64, float64) {
 	chars, cost := l.chars, l.cost
 	if out != nil && out.BilledChars > 0 {
 		chars = out.BilledChars
@@ -134,9 +134,9 @@ func (c *Client) charge(e *engine, l *lease, out *EngineResult) (int64, float64)
 	if out != nil && e.prof.CostPerMillionTokens > 0 && out.InputTokens+out.OutputTokens > 0 {
 		cost = float64(out.InputTokens+out.OutputTokens) * e.prof.CostPerMillionTokens / 1e6
 	}
-	e.q.Charge(l.chars, chars)
+	e.q.Charge(l.chars, chars, now)
 	if !e.free {
-		c.budget.Charge(l.cost, cost)
+		c.budget.Charge(l.cost, cost, now)
 	}
 	return chars, cost
 }
@@ -153,7 +153,10 @@ func (w *walk) call(e *engine, l *lease) (*EngineResult, error) {
 	}
 	w.called = true
 	w.sc.callStart = start
-	ad := min(start.Add(e.prof.Timeout), w.deadline)
+	ad := start.Add(e.prof.Timeout)
+	if w.deadline.Before(ad) {
+		ad = w.deadline
+	}
 	req, dctx := w.newDeadlineContext()
 	dctx.Init(w.ctx, ad)
 	*req = EngineRequest{Texts: l.texts, Target: r.tgt.Tag, Scene: r.Scene, Style: r.Style, RequestID: r.id}

@@ -228,6 +228,10 @@ type Profile struct {
 	// rate nears it, its routing weight falls (the traffic gate). 0 means RateLimit, and no
 	// gate when both are 0.
 	SafeRate float64
+	// CostPerMillionTokens prices LLM engines by the tokens they report
+	// (EngineResult.InputTokens + OutputTokens); when set and reported, it is what a call
+	// is charged instead of CostPerMillion. 0 means characters only.
+	CostPerMillionTokens float64
 	// Region is where the vendor processes the data: "eu", "us", "cn", ... ("" = global,
 	// unknown). Request.Regions filters on it.
 	Region string

@@ -3,7 +3,7 @@ package translate
 import "context"
 
 // WaitingForTest returns how many requests wait on a coalesced flight.
-func WaitingForTest(c *Client) int { return int(c.flights.waiting.Load()) }
+func WaitingForTest(c *Client) int { return c.flights.m.Waiting() }
 
 // ManualProbesForTest wraps clk so that a Client built on it (WithClock) starts no
 // background probe loop: the helpers' manual clock sleeps at once, so it cannot pace one.

@@ -102,7 +102,7 @@ func (w *walk) next() (*engine, error) {
 			w.pinnedSkipped(s)
 			continue
 		}
-		e := w.c.pick(w.r, cands, w.c.draw(w.r.hash))
+		e := w.c.pick(w.r, cands, w.c.draw(w.r.stripe))
 		if w.last != nil && e != w.last {
 			w.switches++
 		}
@@ -258,13 +258,13 @@ func (w *walk) retrySame(e *engine, kind Kind, err error) (time.Duration, bool) 
 		} else if w.othersLeft(e) {
 			return 0, false
 		} else {
-			wait = w.c.backoff(w.onCur, w.r.hash)
+			wait = w.c.backoff(w.onCur, w.r.stripe)
 		}
 	case KindUnavailable, KindUnknown, KindTimeout:
 		if w.othersLeft(e) {
 			return 0, false
 		}
-		wait = w.c.backoff(w.onCur, w.r.hash)
+		wait = w.c.backoff(w.onCur, w.r.stripe)
 	default:
 		return 0, false
 	}
@@ -313,7 +313,13 @@ func (w *walk) noEngine() error {
 		return w.fail(&Error{Kind: KindBudgetExceeded, Message: "the daily budget does not cover any engine"})
 	}
 	ex := w.c.excluded(w.r, &w.tried, w.now)
-	return w.fail(&Error{Kind: KindNoEngine, Message: "no engine available: " + joinReasons(ex), Excluded: ex})
+	kind := KindNoEngine
+	for _, why := range ex {
+		if why == reasonText[reasonBudget] {
+			kind = KindBudgetExceeded // the budget is what leaves engines out
+		}
+	}
+	return w.fail(&Error{Kind: kind, Message: "no engine available: " + joinReasons(ex), Excluded: ex})
 }
 
 // fail returns the request's error for err: a *Error of err's Kind listing every attempt.
@@ -337,12 +343,12 @@ func (w *walk) fail(err error) error {
 
 // backoff returns the wait before retry n+1 (n calls made) on the same engine: Backoff x
 // 4^(n-1), with +-20% jitter.
-func (c *Client) backoff(n int, h uint64) time.Duration {
+func (c *Client) backoff(n int, stripe uint8) time.Duration {
 	d := c.retry.Backoff
 	for i := 1; i < n; i++ {
 		d *= 4
 	}
-	return time.Duration(float64(d) * (0.8 + 0.4*unit(c.draw(h))))
+	return time.Duration(float64(d) * (0.8 + 0.4*unit(c.draw(stripe))))
 }
 
 func longest(ss []string) string {

@@ -3,6 +3,7 @@ package translate
 import (
 	"context"
 	"log/slog"
+	"math"
 	"time"
 
 	"go.opentelemetry.io/otel/metric"
@@ -229,4 +230,91 @@ func WithBatchConcurrency(n int) Option { return func(o *options) { o.batchConcu
 // configError is the error New returns for a bad option; it names the field.
 func configError(field, msg string) error {
 	return &Error{Kind: KindInvalidInput, Message: "config: " + field + " " + msg}
+}
+
+// validate checks every option New takes; the error names the bad field.
+func (o *options) validate() error {
+	if len(o.engines) == 0 {
+		return configError("WithEngine", "at least one engine is required")
+	}
+	for _, v := range []interface{ validate() error }{o.retry, o.breaker, o.routing} {
+		if err := v.validate(); err != nil {
+			return err
+		}
+	}
+	switch {
+	case o.deadline <= 0:
+		return configError("WithDeadline", "must be positive")
+	case !o.noCache && (o.cacheEntries <= 0 || o.cacheTTL <= 0):
+		return configError("WithCache", "entries and ttl must be positive")
+	case o.budget.Daily < 0 || math.IsNaN(o.budget.Daily) || math.IsInf(o.budget.Daily, 0):
+		return configError("Budget.Daily", "must not be negative")
+	case !(o.budget.EconomyAt >= 0 && o.budget.EconomyAt <= 1):
+		return configError("Budget.EconomyAt", "must be within 0..1")
+	case o.batchConcurrency <= 0:
+		return configError("WithBatchConcurrency", "must be positive")
+	case o.clock == nil:
+		return configError("WithClock", "must not be nil")
+	}
+	if o.probes != nil {
+		return o.probes.validate()
+	}
+	return nil
+}
+
+// validate checks a profile; field names are prefixed with prefix ("WithEngine[0].Profile.").
+func (p *Profile) validate(prefix string) error {
+	bad := func(v float64) bool { return v < 0 || math.IsNaN(v) || math.IsInf(v, 0) }
+	pct := func(v float64) bool { return !(v >= 0 && v <= 100) }
+	const neg, in100 = "must not be negative", "must be within 0..100"
+	checks := []struct {
+		failed     bool
+		field, msg string
+	}{
+		{pct(p.Quality), "Quality", in100},
+		{bad(p.CostPerMillion), "CostPerMillion", neg},
+		{bad(p.CostPerMillionTokens), "CostPerMillionTokens", neg},
+		{p.Class > ClassPremium, "Class", "unknown cost class"},
+		{p.Timeout < 0, "Timeout", neg},
+		{bad(p.RateLimit), "RateLimit", neg},
+		{p.Burst < 0, "Burst", neg},
+		{p.MaxConcurrency < 0, "MaxConcurrency", neg},
+		{p.Quota < 0, "Quota", neg},
+		{p.QuotaPeriod < 0, "QuotaPeriod", neg},
+		{p.MaxChars < 0, "MaxChars", neg},
+		{p.MaxTexts < 0, "MaxTexts", neg},
+		{pct(p.Canary), "Canary", in100},
+		{bad(p.SafeRate), "SafeRate", neg},
+	}
+	for _, c := range checks {
+		if c.failed {
+			return configError(prefix+c.field, c.msg)
+		}
+	}
+	for s, q := range p.SceneQuality {
+		if pct(q) || s > SceneChat {
+			return configError(prefix+"SceneQuality["+s.String()+"]", in100)
+		}
+	}
+	return nil
+}
+
+// withDefaults returns p with the defaults of its zero fields applied.
+func (p Profile) withDefaults() Profile {
+	if p.Quality == 0 {
+		p.Quality = 80
+	}
+	if p.Timeout == 0 {
+		p.Timeout = 5 * time.Second
+	}
+	if p.QuotaPeriod == 0 {
+		p.QuotaPeriod = 24 * time.Hour
+	}
+	if p.MaxTexts == 0 {
+		p.MaxTexts = 1
+	}
+	if p.RateLimit > 0 && p.Burst == 0 {
+		p.Burst = max(1, int(math.Ceil(p.RateLimit)))
+	}
+	return p
 }

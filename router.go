@@ -3,6 +3,8 @@ package translate
 import (
 	"math"
 	"math/rand/v2"
+	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -138,6 +140,8 @@ type request struct {
 	id       string    // RequestID, given or generated
 	t0       time.Time // when the request left the cache behind: its latency starts here
 	economy  bool      // past Budget.EconomyAt, normal priority: free engines first
+	stripe   uint8     // the request's stripe of the seeded random sequence
+	prior    *prior    // what is known of the caller's RequestID, when it was seen before
 }
 
 // set is a small bitset of engine indices.
@@ -157,6 +161,17 @@ func (s *set) has(i int) bool {
 	}
 	j := u>>6 - 2
 	return j < uint(len(s.big)) && s.big[j]&(1<<(u&63)) != 0
+}
+
+// del removes i (n stays: it only tells an empty set apart).
+func (s *set) del(i int) {
+	if i < 128 {
+		s.small[i/64] &^= 1 << (i % 64)
+		return
+	}
+	if j := i/64 - 2; j < len(s.big) {
+		s.big[j] &^= 1 << (i % 64)
+	}
 }
 
 func (s *set) add(i int) {
@@ -265,6 +280,40 @@ var reasonText = [...]string{"", "set aside (unauthorized)", "in maintenance (fa
 	"premium engine, normal priority", "daily budget", "legal scene needs quality >= LegalMinQuality",
 	"chat scene needs recent latency <= ChatMaxLatency"}
 
+// reasonKind is the Kind of a pinned engine's skip for a reason.
+func reasonKind(why reason) Kind {
+	switch why {
+	case reasonSetAside:
+		return KindUnauthorized
+	case reasonQuota:
+		return KindQuotaExhausted
+	case reasonPair, reasonRegion:
+		return KindUnsupported
+	case reasonBudget:
+		return KindBudgetExceeded
+	case reasonPremium:
+		return KindNoEngine
+	}
+	return KindUnavailable
+}
+
+// joinReasons writes "a: why; b: why" in engine name order.
+func joinReasons(m map[string]string) string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	for i, n := range names {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(n + ": " + m[n])
+	}
+	return b.String()
+}
+
 // exclude returns why e cannot serve r now (reasonNone if it can), and whether its call
 // would be a half-open breaker's trial. budgetFrac is the day's budget fraction spent, -1
 // with no budget. It never blocks and allocates nothing.
@@ -282,7 +331,7 @@ func (c *Client) exclude(e *engine, v *view, r *request, now int64, budgetFrac f
 	switch {
 	case !ok:
 		return reasonBreaker, false
-	case !trial && v.avail < c.routing.MinHealth:
+	case !trial && !e.fallbackOnly(v) && v.avail < c.routing.MinHealth: // the last resort is judged by its breaker
 		return reasonHealth, false
 	case e.quotaLimited && e.q.Left(now) < int64(r.chars):
 		return reasonQuota, false
@@ -472,14 +521,25 @@ type rngStripe struct {
 	_ [56]byte
 }
 
-// draw returns a uniform 64-bit number for request hash h: from the runtime's per-P source,
-// or with WithSeed from the seeded sequence of h's stripe.
-func (c *Client) draw(h uint64) uint64 {
+// draw returns a uniform 64-bit number for a request of the given stripe (rngStripe of its
+// text): from the runtime's per-P source, or with WithSeed from the stripe's seeded
+// sequence.
+func (c *Client) draw(stripe uint8) uint64 {
 	if !c.seeded {
 		return rand.Uint64()
 	}
-	s := &c.rng[h%rngStripes]
-	return mix(c.seed + (h%rngStripes)<<56 + s.n.Add(1)*0x9e3779b97f4a7c15)
+	s := &c.rng[stripe%rngStripes]
+	return mix(c.seed + uint64(stripe)<<56 + s.n.Add(1)*0x9e3779b97f4a7c15)
+}
+
+// rngStripeOf picks a text's stripe of the seeded sequence: a fixed function of the text
+// (not of the Client's random hash seed), so the same seed and requests draw the same.
+func rngStripeOf(text string) uint8 {
+	h := uint32(2166136261)
+	for i := 0; i < len(text) && i < 16; i++ {
+		h = (h ^ uint32(text[i])) * 16777619
+	}
+	return uint8((h ^ uint32(len(text))) % rngStripes)
 }
 
 // mix is the splitmix64 finaliser.

@@ -3,7 +3,6 @@ package translate
 import (
 	"math"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 

@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/fanyi-go/translate/internal/clock"
 	"github.com/fanyi-go/translate/internal/deadline"
 	"github.com/fanyi-go/translate/internal/lang"
 	"github.com/fanyi-go/translate/internal/quota"
@@ -125,6 +126,7 @@ func New(opts ...Option) (*Client, error) {
 		hashSeed: maphash.MakeSeed(), langs: lang.NewCache(), budget: quota.NewBudget(o.budget.Daily),
 		economyAt: o.budget.EconomyAt, batchConc: o.batchConcurrency, probes: o.probes, store: o.store,
 		stop: make(chan struct{}), seen: newSeen(),
+		coarse: nil,
 	}
 	if c.economyAt == 0 {
 		c.economyAt = 0.8
@@ -292,13 +294,11 @@ func (c *Client) Translate(ctx context.Context, req Request) (*Result, error) {
 func (c *Client) translate(ctx context.Context, r *request, now int64) (*Result, error) {
 	if r.RequestID != "" {
 		r.t0 = time.Now()
-		if prev, err, ok := c.seen.answer(r.RequestID, r.hash, now); ok {
-			if err != nil && c.seen.allSent(r.RequestID, r.hash, len(c.engines), now) {
-				return nil, err
+		if p, ok := c.seen.lookup(r.RequestID, r.hash, now); ok {
+			if p.res != nil {
+				return c.reuse(p.res, r.RequestID, r.t0), nil
 			}
-			if prev != nil {
-				return c.reuse(prev, r.RequestID, r.t0), nil
-			}
+			r.prior = &p
 		}
 	}
 	stale, hit := c.lookup(r, now)
@@ -314,7 +314,8 @@ func (c *Client) translate(ctx context.Context, r *request, now int64) (*Result,
 		if res, err, done := c.follow(ctx, r, f); done {
 			return res, err
 		}
-		f = &b.fl // the leader's caller gave up; this caller still wants an answer
+		b = c.newResult(r.RequestID) // the leader's caller gave up; this caller runs alone
+		f = &b.fl
 	}
 	res, err := c.run(ctx, r, b, stale, now)
 	c.flights.land(r, f, res, err)
@@ -324,7 +325,7 @@ func (c *Client) translate(ctx context.Context, r *request, now int64) (*Result,
 
 // lookup returns a fresh cache hit, or the stale entry to fall back on.
 func (c *Client) lookup(r *request, now int64) (stale *cacheEntry, hit *Result) {
-	if c.cache == nil || r.NoCache {
+	if !c.cacheable(r) {
 		return nil, nil
 	}
 	e, fresh := c.cache.get(r, now)
@@ -336,37 +337,6 @@ func (c *Client) lookup(r *request, now int64) (stale *cacheEntry, hit *Result) 
 		return nil, e.hit(r.RequestID)
 	}
 	return e, nil
-}
-
-// follow waits for the identical request in flight and returns its answer (done), or
-// done=false when its caller gave up and this request must run on its own.
-func (c *Client) follow(ctx context.Context, r *request, f *flight) (*Result, error, bool) {
-	if err := c.flights.wait(ctx, f); err != nil {
-		return nil, err, true
-	}
-	if f.err == nil {
-		return c.reuse(f.res, r.RequestID, r.t0), nil, true
-	}
-	if KindOf(f.err) != KindCanceled {
-		return nil, f.err, true
-	}
-	return nil, nil, false
-}
-
-// remember stores a served request's answer in the cache and, for a caller's RequestID,
-// its first answer or error.
-func (c *Client) remember(r *request, res *Result, err error, now int64) {
-	if err == nil && c.cache != nil && !r.NoCache && !res.FromCache && res.Engine != "" {
-		c.cache.put(r, res.Text, res.Source, res.Engine, now)
-	}
-	if r.RequestID == "" {
-		return
-	}
-	if err == nil {
-		c.seen.put(r.RequestID, r.hash, res, now)
-	} else if KindOf(err) != KindCanceled {
-		c.seen.fail(r.RequestID, r.hash, err, now)
-	}
 }
 
 // reuse copies a shared answer (coalesced flight or repeated RequestID) for another caller:
@@ -392,9 +362,8 @@ func (c *Client) run(ctx context.Context, r *request, b *resultBuf, stale *cache
 	if d, ok := ctx.Deadline(); ok && d.Before(w.deadline) {
 		w.deadline = d
 	}
-	if r.RequestID != "" {
-		w.tried = c.seen.sent(r.RequestID, r.hash, now)
-		w.skipErr = c.seen.firstErr(r.RequestID, r.hash, now)
+	if p := r.prior; p != nil {
+		w.tried, w.skipErr = p.sentTo(), p.err
 	}
 	sc.part[0] = r.Text
 	j := job{split: segment.Segments{Parts: sc.part[:], Seps: sc.sep[:]}, out: sc.out[:0], by: sc.eng[:0]}
@@ -566,6 +535,9 @@ func (c *Client) prepare(req *Request, r *request, now int64) error {
 		r.pinned = e
 	}
 	r.chars = chars
+	if c.seeded {
+		r.stripe = rngStripeOf(req.Text)
+	}
 	r.key = r.keyFields()
 	r.hash = r.key.hash(maphash.String(c.hashSeed, req.Text))
 	if req.UserID != "" {
