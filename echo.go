@@ -78,18 +78,24 @@ func stripMarkup(f string) string {
 		case depth > 0:
 			b[i] = ' '
 		case ch == '%':
-			b[i] = ' '
-			for i+1 < len(b) && (b[i+1] == '$' || b[i+1] == '.' || b[i+1] >= '0' && b[i+1] <= '9') {
-				i++
-				b[i] = ' '
-			}
-			if i+1 < len(b) && (b[i+1] >= 'a' && b[i+1] <= 'z' || b[i+1] >= 'A' && b[i+1] <= 'Z') {
-				i++
-				b[i] = ' '
-			}
+			i = blankVerb(b, i)
 		}
 	}
 	return string(b)
+}
+
+// blankVerb blanks the printf verb starting at b[i] ('%') and returns its last index.
+func blankVerb(b []byte, i int) int {
+	b[i] = ' '
+	for i+1 < len(b) && (b[i+1] == '$' || b[i+1] == '.' || b[i+1] >= '0' && b[i+1] <= '9') {
+		i++
+		b[i] = ' '
+	}
+	if i+1 < len(b) && (b[i+1] >= 'a' && b[i+1] <= 'z' || b[i+1] >= 'A' && b[i+1] <= 'Z') {
+		i++
+		b[i] = ' '
+	}
+	return i
 }
 
 // neutral reports whether a word reads the same in every language: it has a digit, an

@@ -242,6 +242,17 @@ func (o *options) validate() error {
 			return err
 		}
 	}
+	if err := o.validateScalars(); err != nil {
+		return err
+	}
+	if o.probes != nil {
+		return o.probes.validate()
+	}
+	return nil
+}
+
+// validateScalars checks the options that are single values.
+func (o *options) validateScalars() error {
 	switch {
 	case o.deadline <= 0:
 		return configError("WithDeadline", "must be positive")
@@ -255,9 +266,6 @@ func (o *options) validate() error {
 		return configError("WithBatchConcurrency", "must be positive")
 	case o.clock == nil:
 		return configError("WithClock", "must not be nil")
-	}
-	if o.probes != nil {
-		return o.probes.validate()
 	}
 	return nil
 }

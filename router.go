@@ -318,14 +318,8 @@ func joinReasons(m map[string]string) string {
 // would be a half-open breaker's trial. budgetFrac is the day's budget fraction spent, -1
 // with no budget. It never blocks and allocates nothing.
 func (c *Client) exclude(e *engine, v *view, r *request, now int64, budgetFrac float64) (reason, bool) {
-	if f := e.flags.Load() & flagsOut; f != 0 {
-		if f&flagSetAside != 0 {
-			return reasonSetAside, false
-		}
-		return reasonMaintenance, false
-	}
-	if now < e.offUntil.Load() {
-		return reasonOff, false
+	if why := outOfService(e, now); why != reasonNone {
+		return why, false
 	}
 	ok, trial := e.br.of(r.Scene).allowed(now)
 	switch {
@@ -350,6 +344,20 @@ func (c *Client) exclude(e *engine, v *view, r *request, now int64, budgetFrac f
 		return reasonChat, false
 	}
 	return reasonNone, trial
+}
+
+// outOfService returns why e is out for everybody: set aside, in maintenance, or out until
+// a time (quota exhausted, Retry-After).
+func outOfService(e *engine, now int64) reason {
+	switch f := e.flags.Load() & flagsOut; {
+	case f&flagSetAside != 0:
+		return reasonSetAside
+	case f != 0:
+		return reasonMaintenance
+	case now < e.offUntil.Load():
+		return reasonOff
+	}
+	return reasonNone
 }
 
 func regionAllowed(region string, allowed []string) bool {
