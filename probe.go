@@ -148,6 +148,15 @@ func (c *Client) probeRound(ctx context.Context) {
 	if err != nil {
 		return // validated in New; unreachable
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() { // Close cancels the round's probes
+		select {
+		case <-c.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	now := c.now()
 	var wg sync.WaitGroup
 	for _, e := range c.engines {
