@@ -129,9 +129,7 @@ func New(baseURL string, opts ...Option) (*Engine, error) {
 		}
 	}
 	u.RawQuery, u.Fragment = "", ""
-	if cfg.hc == nil {
-		cfg.hc = httpx.DefaultClient()
-	}
+	cfg.hc = httpx.Client(cfg.hc)
 	if cfg.parallel < 1 {
 		cfg.parallel = 1
 	}
@@ -301,11 +299,12 @@ func (e *Engine) translateOne(ctx context.Context, pair, text string) (string, e
 	}
 	hreq.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	hreq.Header.Set("Accept", "application/json")
-	resp, err := httpx.Do(e.hc, e.name, hreq, e.secrets...)
+	secrets := append(e.secrets[:len(e.secrets):len(e.secrets)], text)
+	resp, err := httpx.Do(e.hc, e.name, hreq, secrets...)
 	if err != nil {
 		return "", err
 	}
-	r, err := e.decode(resp, "/translate")
+	r, err := e.decode(resp, "/translate", secrets)
 	if err != nil {
 		return "", err
 	}
@@ -331,7 +330,7 @@ func (e *Engine) SupportedPairs(ctx context.Context) ([]translate.LanguagePair, 
 	if err != nil {
 		return nil, err
 	}
-	r, err := e.decode(resp, "/listPairs")
+	r, err := e.decode(resp, "/listPairs", e.secrets)
 	if err != nil {
 		return nil, err
 	}
@@ -367,36 +366,36 @@ func (e *Engine) SupportedPairs(ctx context.Context) ([]translate.LanguagePair, 
 }
 
 // decode checks the status and decodes APy's JSON, turning every error answer into a
-// *translate.Error.
-func (e *Engine) decode(resp *httpx.Response, path string) (*apyResponse, error) {
+// *translate.Error that quotes none of secrets (credentials and the text sent).
+func (e *Engine) decode(resp *httpx.Response, path string, secrets []string) (*apyResponse, error) {
 	var r apyResponse
 	jerr := json.Unmarshal(resp.Body, &r)
 	if resp.Status != http.StatusOK {
 		if jerr != nil {
 			if resp.Status == http.StatusNotFound {
 				return nil, httpx.Error(e.name, translate.KindUnavailable, resp,
-					path+" not found: is the base URL an APy server?", e.secrets...)
+					path+" not found: is the base URL an APy server?", secrets...)
 			}
 			return nil, httpx.Error(e.name, httpx.StatusKind(resp.Status), resp,
-				http.StatusText(resp.Status), e.secrets...)
+				http.StatusText(resp.Status), secrets...)
 		}
-		return nil, e.statusError(resp, resp.Status, r)
+		return nil, e.statusError(resp, resp.Status, r, secrets)
 	}
 	if jerr != nil {
 		return nil, e.badOutput(resp, path+" answer is not JSON")
 	}
 	if r.Status == "error" && r.Code != 0 && r.Code != http.StatusOK {
-		return nil, e.statusError(resp, r.Code, r) // an error reported inside a 200
+		return nil, e.statusError(resp, r.Code, r, secrets) // an error reported inside a 200
 	}
 	if r.ResponseStatus != 0 && r.ResponseStatus != http.StatusOK {
 		r.Explanation = fmt.Sprint(r.ResponseDetails)
-		return nil, e.statusError(resp, r.ResponseStatus, r)
+		return nil, e.statusError(resp, r.ResponseStatus, r, secrets)
 	}
 	return &r, nil
 }
 
 // statusError classifies one of APy's JSON error answers.
-func (e *Engine) statusError(resp *httpx.Response, code int, r apyResponse) error {
+func (e *Engine) statusError(resp *httpx.Response, code int, r apyResponse, secrets []string) error {
 	msg := r.Explanation
 	if msg == "" {
 		msg = r.Message
@@ -413,7 +412,7 @@ func (e *Engine) statusError(resp *httpx.Response, code int, r apyResponse) erro
 	default:
 		kind = httpx.StatusKind(code)
 	}
-	err := httpx.Error(e.name, kind, resp, msg, e.secrets...)
+	err := httpx.Error(e.name, kind, resp, msg, secrets...)
 	err.StatusCode = code
 	return err
 }

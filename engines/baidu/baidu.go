@@ -33,7 +33,18 @@
 // KindQuotaExhausted; 58001 (language direction not supported) and 54009 (source detection
 // failed) KindUnsupported. Other codes are KindUnknown, a non-200 status takes the generic
 // HTTP mapping, and a 200 answer that does not parse or has the wrong number of lines is
-// KindBadOutput. Neither the secret, the APP ID nor a request's sign appears in any error.
+// KindBadOutput. Neither the secret, the APP ID, a request's sign nor its text appears in
+// any error, in any encoding, even when Baidu's error_msg quotes them.
+//
+// # Security
+//
+// A redirect to another host is refused (KindUnavailable) instead of carrying the form,
+// APP ID, sign and text there. Response bodies are read up to 8 MiB; Retry-After is
+// clamped to [0, 5m]. WithKeyFunc rotates the secret key without a restart.
+//
+// # Region
+//
+// Baidu processes text in mainland China: Profile().Region is "cn".
 //
 // # Languages
 //
@@ -88,6 +99,7 @@ type config struct {
 	name     string
 	maxChars int
 	salt     func() string // tests inject a fixed salt
+	keyFunc  httpx.KeyFunc
 }
 
 func defaultConfig() config {
@@ -117,23 +129,35 @@ func WithName(name string) Option { return func(c *config) { c.name = name } }
 // Profile().MaxChars.
 func WithMaxChars(n int) Option { return func(c *config) { c.maxChars = n } }
 
+// WithKeyFunc reads the secret key from f before every request instead of New's fixed
+// secret, so that a rotated secret applies without a restart; f must be safe for concurrent
+// use and fast (cache in it if fetching is slow). When Baidu answers an unauthorized code
+// (52003, 54001, ...), the engine calls f once more and, if the secret changed, repeats the
+// request once (with a new salt and sign) before returning KindUnauthorized. An error from
+// f, or an empty secret, is KindUnauthorized. With WithKeyFunc, New's secret may be empty.
+// The default is New's secret.
+func WithKeyFunc(f func(context.Context) (string, error)) Option {
+	return func(c *config) { c.keyFunc = f }
+}
+
 // withSalt replaces the random salt, for tests.
 func withSalt(f func() string) Option { return func(c *config) { c.salt = f } }
 
 // Engine translates with the Baidu Fanyi general translation API. It is safe for concurrent
 // use. Create it with New; the zero value is not usable.
 type Engine struct {
-	appID, secret string
-	endpoint      string
-	hc            *http.Client
-	name          string
-	maxChars      int
-	salt          func() string
+	appID    string
+	secret   httpx.Key
+	endpoint string
+	hc       *http.Client
+	name     string
+	maxChars int
+	salt     func() string
 }
 
 // New returns an Engine for the account with the given APP ID and secret key. It returns a
-// *translate.Error of KindInvalidInput naming the bad argument when appID or secret is empty,
-// or an option is invalid.
+// *translate.Error of KindInvalidInput naming the bad argument when appID is empty, secret is
+// empty (and no WithKeyFunc is given), or an option is invalid.
 func New(appID, secret string, opts ...Option) (*Engine, error) {
 	c := defaultConfig()
 	for _, o := range opts {
@@ -142,7 +166,7 @@ func New(appID, secret string, opts ...Option) (*Engine, error) {
 	switch {
 	case appID == "":
 		return nil, invalid("appID is empty")
-	case secret == "":
+	case secret == "" && c.keyFunc == nil:
 		return nil, invalid("secret is empty")
 	case c.name == "":
 		return nil, invalid("WithName: name is empty")
@@ -153,17 +177,14 @@ func New(appID, secret string, opts ...Option) (*Engine, error) {
 	if err != nil {
 		return nil, invalid("WithBaseURL: " + err.Error())
 	}
-	if c.hc == nil {
-		c.hc = httpx.DefaultClient()
-	}
 	if c.salt == nil {
 		c.salt = defaultConfig().salt
 	}
 	return &Engine{
 		appID:    appID,
-		secret:   secret,
+		secret:   httpx.NewKey(secret, c.keyFunc),
 		endpoint: base + path,
-		hc:       c.hc,
+		hc:       httpx.Client(c.hc),
 		name:     c.name,
 		maxChars: c.maxChars,
 		salt:     c.salt,
@@ -187,6 +208,7 @@ func (e *Engine) Name() string { return e.name }
 //     yourself to serve from the allowance only.
 //   - MaxChars as set by WithMaxChars (default 2000), MaxTexts 50, Timeout 10s.
 //   - Languages: the tags listed in the package documentation.
+//   - Region "cn": Baidu processes the text in mainland China.
 //
 // Baidu limits queries per second by tier (Standard 1, Advanced 10, Premium 100); set
 // RateLimit to your tier's limit.
@@ -199,6 +221,7 @@ func (e *Engine) Profile() translate.Profile {
 		Timeout:        10 * time.Second,
 		MaxChars:       e.maxChars,
 		MaxTexts:       50,
+		Region:         "cn",
 	}
 }
 
@@ -336,15 +359,32 @@ type transResult struct {
 	Dst string `json:"dst"`
 }
 
-// send makes one request and returns one translation per line and the reported source code.
+// result is what one request gave: one translation per line and the reported source code.
+type result struct {
+	lines []string
+	from  string
+}
+
+// send makes one request and returns one translation per line and the reported source
+// code. An unauthorized answer re-reads a secret from WithKeyFunc once and, if it changed,
+// repeats the request.
 func (e *Engine) send(ctx context.Context, r batch, from, to string) ([]string, string, error) {
 	lines := make([]string, len(r))
 	for i, l := range r {
 		lines[i] = l.content
 	}
+	res, err := httpx.WithKey(ctx, e.secret, e.name, func(secret string) (result, error) {
+		got, detected, err := e.sendSigned(ctx, lines, from, to, secret)
+		return result{got, detected}, err
+	})
+	return res.lines, res.from, err
+}
+
+// sendSigned makes one request signed with secret.
+func (e *Engine) sendSigned(ctx context.Context, lines []string, from, to, secret string) ([]string, string, error) {
 	q := strings.Join(lines, "\n")
 	salt := e.salt()
-	sum := md5.Sum([]byte(e.appID + q + salt + e.secret))
+	sum := md5.Sum([]byte(e.appID + q + salt + secret))
 	sign := hex.EncodeToString(sum[:])
 	form := url.Values{
 		"q":     {q},
@@ -360,7 +400,7 @@ func (e *Engine) send(ctx context.Context, r batch, from, to string) ([]string, 
 	}
 	hreq.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	hreq.Header.Set("Accept", "application/json")
-	secrets := e.secrets(sign)
+	secrets := append([]string{secret, e.appID, sign, q}, lines...)
 	resp, err := httpx.Do(e.hc, e.name, hreq, secrets...)
 	if err != nil {
 		return nil, "", err
@@ -387,23 +427,20 @@ func (e *Engine) send(ctx context.Context, r batch, from, to string) ([]string, 
 		}
 		return nil, "", te
 	}
-	if len(body.TransResult) != len(r) {
+	if len(body.TransResult) != len(lines) {
 		return nil, "", httpx.Error(e.name, translate.KindBadOutput, resp,
-			fmt.Sprintf("vendor returned %d texts for %d", len(body.TransResult), len(r)))
+			fmt.Sprintf("vendor returned %d texts for %d", len(body.TransResult), len(lines)))
 	}
-	got := make([]string, len(r))
+	got := make([]string, len(lines))
 	for i, tr := range body.TransResult {
 		if tr.Dst == "" {
 			return nil, "", httpx.Error(e.name, translate.KindBadOutput, resp,
-				fmt.Sprintf("empty translation for line %d of %d", i+1, len(r)))
+				fmt.Sprintf("empty translation for line %d of %d", i+1, len(lines)))
 		}
 		got[i] = tr.Dst
 	}
 	return got, body.From, nil
 }
-
-// secrets lists what must never appear in an error: the credentials and this request's sign.
-func (e *Engine) secrets(sign string) []string { return []string{e.secret, e.appID, sign} }
 
 // errorCode returns the error_code as a string, whether Baidu sent a string or a number.
 func errorCode(raw json.RawMessage) string {

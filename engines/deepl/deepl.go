@@ -35,7 +35,18 @@
 // DeepL's statuses map to Kinds: 400 and 404 invalid input (400 naming an unsupported
 // language: unsupported), 401 and 403 unauthorized, 413 and 414 text too long, 429 and 529
 // rate limited, 456 quota exhausted, other 5xx unavailable. Retry-After is honoured when
-// DeepL sends it.
+// DeepL sends it, within [0, 5m].
+//
+// # Security
+//
+// No error carries the key or the request's texts, in any encoding, even when DeepL's
+// message quotes them. A redirect to another host is refused (KindUnavailable) instead of
+// carrying the key and the texts there. Response bodies are read up to 8 MiB. WithKeyFunc
+// rotates the key without a restart.
+//
+// # Region
+//
+// DeepL documents that it processes data in the EU: Profile().Region is "eu".
 package deepl
 
 import (
@@ -43,6 +54,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -79,6 +91,7 @@ type config struct {
 	baseURL string
 	hc      *http.Client
 	name    string
+	keyFunc httpx.KeyFunc
 }
 
 // WithBaseURL sets the server URL, as DeepL's spec writes it (for example
@@ -91,6 +104,18 @@ func WithBaseURL(u string) Option { return func(c *config) { c.baseURL = u } }
 // connection, header and overall timeouts (never http.DefaultClient).
 func WithHTTPClient(hc *http.Client) Option { return func(c *config) { c.hc = hc } }
 
+// WithKeyFunc reads the auth key from f before every call (Translate and each
+// SupportedPairs request) instead of the fixed authKey, so that a rotated key applies
+// without a restart; f must be safe for concurrent use and fast (cache in it if fetching is
+// slow). When DeepL answers 401 or 403, the engine calls f once more and, if the key
+// changed, repeats the request once with the new key before returning KindUnauthorized. An
+// error from f, or an empty key, is KindUnauthorized. With WithKeyFunc, New's authKey may be
+// empty; it still picks the server (":fx": api-free.deepl.com) unless WithBaseURL is given.
+// The default is the fixed authKey.
+func WithKeyFunc(f func(context.Context) (string, error)) Option {
+	return func(c *config) { c.keyFunc = f }
+}
+
 // WithName sets the engine name, so that two DeepL engines (say, two accounts) can live in
 // one Client. The default is Name.
 func WithName(name string) Option { return func(c *config) { c.name = name } }
@@ -98,7 +123,7 @@ func WithName(name string) Option { return func(c *config) { c.name = name } }
 // Engine is a DeepL translation engine. It is safe for concurrent use. Create it with New;
 // the zero value is not usable.
 type Engine struct {
-	key  string
+	key  httpx.Key
 	base string // without trailing slash
 	hc   *http.Client
 	name string
@@ -110,13 +135,14 @@ var (
 )
 
 // New returns a DeepL engine for authKey. It returns a *translate.Error of KindInvalidInput
-// when authKey is empty, the base URL does not parse as an http(s) URL, or the name is empty.
+// when authKey is empty (and no WithKeyFunc is given), the base URL does not parse as an
+// http(s) URL, or the name is empty.
 func New(authKey string, opts ...Option) (*Engine, error) {
 	c := config{name: Name}
 	for _, o := range opts {
 		o(&c)
 	}
-	if strings.TrimSpace(authKey) == "" {
+	if strings.TrimSpace(authKey) == "" && c.keyFunc == nil {
 		return nil, invalid("auth key is empty")
 	}
 	if c.name == "" {
@@ -132,10 +158,7 @@ func New(authKey string, opts ...Option) (*Engine, error) {
 	if err != nil {
 		return nil, invalid(err.Error())
 	}
-	if c.hc == nil {
-		c.hc = httpx.DefaultClient()
-	}
-	return &Engine{key: authKey, base: base, hc: c.hc, name: c.name}, nil
+	return &Engine{key: httpx.NewKey(authKey, c.keyFunc), base: base, hc: httpx.Client(c.hc), name: c.name}, nil
 }
 
 func invalid(msg string) *translate.Error {
@@ -147,7 +170,7 @@ func (e *Engine) Name() string { return e.name }
 
 // Profile returns DeepL API Pro's published limits and list price: standard class, 25
 // credits (USD) per million characters, 50 texts per call, 30 000 characters per text (see
-// MaxChars), a 10s attempt timeout. Quality 88 is our own estimate from public offline
+// MaxChars), a 10s attempt timeout, Region "eu" (DeepL processes data in the EU). Quality 88 is our own estimate from public offline
 // evaluations, where DeepL ranks at or near the top of non-LLM engines for European pairs.
 func (e *Engine) Profile() translate.Profile {
 	return translate.Profile{
@@ -157,6 +180,7 @@ func (e *Engine) Profile() translate.Profile {
 		Timeout:        10 * time.Second,
 		MaxChars:       MaxChars,
 		MaxTexts:       MaxTexts,
+		Region:         "eu",
 	}
 }
 
@@ -276,18 +300,13 @@ func encode(v any) []byte {
 
 // send makes one /v2/translate request.
 func (e *Engine) send(ctx context.Context, body *translateBody) (*translateResponse, error) {
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, e.base+"/v2/translate", bytes.NewReader(encode(body)))
-	if err != nil {
-		return nil, e.errorf(translate.KindInvalidInput, "building request: %v", err)
-	}
-	hreq.Header.Set("Content-Type", "application/json")
-	resp, err := e.do(hreq)
+	resp, err := e.do(ctx, http.MethodPost, e.base+"/v2/translate", encode(body), body.Text)
 	if err != nil {
 		return nil, err
 	}
 	var tr translateResponse
 	if err := json.Unmarshal(resp.Body, &tr); err != nil {
-		return nil, httpx.Error(e.name, translate.KindBadOutput, resp, "decoding response: "+err.Error(), e.key)
+		return nil, httpx.Error(e.name, translate.KindBadOutput, resp, "decoding response: "+err.Error(), body.Text...)
 	}
 	if err := httpx.CountTexts(e.name, len(tr.Translations), len(body.Text)); err != nil {
 		return nil, err
@@ -295,20 +314,36 @@ func (e *Engine) send(ctx context.Context, body *translateBody) (*translateRespo
 	return &tr, nil
 }
 
-// do sends an authorized request and turns a non-2xx answer into a *translate.Error.
-func (e *Engine) do(hreq *http.Request) (*httpx.Response, error) {
-	hreq.Header.Set("Authorization", "DeepL-Auth-Key "+e.key)
-	hreq.Header.Set("Accept", "application/json")
-	hreq.Header.Set("User-Agent", "fanyi-go-translate/deepl")
-	resp, err := httpx.Do(e.hc, e.name, hreq, e.key)
-	if err != nil {
-		return nil, err
-	}
-	if resp.Status/100 != 2 {
-		msg := errorMessage(resp)
-		return nil, httpx.Error(e.name, statusKind(resp.Status, msg), resp, msg, e.key)
-	}
-	return resp, nil
+// do sends an authorized request (body nil for a GET) and turns a non-2xx answer into a
+// *translate.Error that quotes neither the key nor texts. A 401 or 403 re-reads a key from
+// WithKeyFunc once and, if it changed, repeats the request.
+func (e *Engine) do(ctx context.Context, method, u string, body []byte, texts []string) (*httpx.Response, error) {
+	return httpx.WithKey(ctx, e.key, e.name, func(key string) (*httpx.Response, error) {
+		var rd io.Reader
+		if body != nil {
+			rd = bytes.NewReader(body)
+		}
+		hreq, err := http.NewRequestWithContext(ctx, method, u, rd)
+		if err != nil {
+			return nil, e.errorf(translate.KindInvalidInput, "building request: %v", err)
+		}
+		if body != nil {
+			hreq.Header.Set("Content-Type", "application/json")
+		}
+		hreq.Header.Set("Authorization", "DeepL-Auth-Key "+key)
+		hreq.Header.Set("Accept", "application/json")
+		hreq.Header.Set("User-Agent", "fanyi-go-translate/deepl")
+		secrets := append([]string{key}, texts...)
+		resp, err := httpx.Do(e.hc, e.name, hreq, secrets...)
+		if err != nil {
+			return nil, err
+		}
+		if resp.Status/100 != 2 {
+			msg := errorMessage(resp)
+			return nil, httpx.Error(e.name, statusKind(resp.Status, msg), resp, msg, secrets...)
+		}
+		return resp, nil
+	})
 }
 
 // errorMessage extracts DeepL's {"message", "detail"} error, or the raw body.
@@ -356,7 +391,7 @@ func statusKind(status int, msg string) translate.Kind {
 }
 
 func (e *Engine) errorf(kind translate.Kind, format string, args ...any) *translate.Error {
-	return &translate.Error{Kind: kind, Engine: e.name, Message: httpx.Redact(fmt.Sprintf(format, args...), e.key)}
+	return &translate.Error{Kind: kind, Engine: e.name, Message: fmt.Sprintf(format, args...)}
 }
 
 type language2 struct {
@@ -421,17 +456,13 @@ func (e *Engine) SupportedPairs(ctx context.Context) ([]translate.LanguagePair, 
 }
 
 func (e *Engine) languages(ctx context.Context, typ string) ([]language2, error) {
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, e.base+"/v2/languages?type="+typ, nil)
-	if err != nil {
-		return nil, e.errorf(translate.KindInvalidInput, "building request: %v", err)
-	}
-	resp, err := e.do(hreq)
+	resp, err := e.do(ctx, http.MethodGet, e.base+"/v2/languages?type="+typ, nil, nil)
 	if err != nil {
 		return nil, err
 	}
 	var ls []language2
 	if err := json.Unmarshal(resp.Body, &ls); err != nil {
-		return nil, httpx.Error(e.name, translate.KindBadOutput, resp, "decoding languages: "+err.Error(), e.key)
+		return nil, httpx.Error(e.name, translate.KindBadOutput, resp, "decoding languages: "+err.Error())
 	}
 	return ls, nil
 }

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -47,6 +47,7 @@ type config struct {
 	hc       *http.Client
 	name     string
 	location string
+	keyFunc  httpx.KeyFunc
 }
 
 func defaultConfig(name string) config {
@@ -68,8 +69,40 @@ func WithName(name string) Option { return func(c *config) { c.name = name } }
 
 // WithLocation sets the v3 location, the {location} of
 // projects/{project}/locations/{location} (default "global"). Regional locations such as
-// "us-central1" are needed for AutoML models and glossaries. New (v2) ignores it.
+// "us-central1" are needed for AutoML models and glossaries. It also sets Profile().Region
+// (see Region). New (v2) ignores it. To keep requests on a regional host as well, pass the
+// regional endpoint with WithBaseURL.
 func WithLocation(location string) Option { return func(c *config) { c.location = location } }
+
+// WithKeyFunc reads the credential from f before every request instead of a fixed one, so
+// that a rotated key applies without a restart: for New (v2) the API key, for NewV3 the
+// access token (it replaces NewV3's token func). f must be safe for concurrent use and fast;
+// cache in it if fetching is slow. When Google answers 401 or 403 (or another
+// unauthorized error), the engine calls f once more and, if the credential changed, repeats
+// the request once before returning KindUnauthorized. An error from f, or an empty
+// credential, is KindUnauthorized. With WithKeyFunc, New's apiKey may be empty. The default
+// is New's apiKey, or NewV3's token func.
+func WithKeyFunc(f func(context.Context) (string, error)) Option {
+	return func(c *config) { c.keyFunc = f }
+}
+
+// Region is the processing region a v3 location stands for, as Profile().Region reports
+// it: "" for "global", "eu" for the "eu" multi-region and europe-* regions, "us" for the
+// "us" multi-region and us-* regions, and the part before the first dash for the others
+// ("asia" for asia-northeast1, "northamerica" for northamerica-northeast1).
+func Region(location string) string {
+	loc := strings.ToLower(strings.TrimSpace(location))
+	switch {
+	case loc == "" || loc == "global":
+		return ""
+	case loc == "eu" || strings.HasPrefix(loc, "europe-"):
+		return "eu"
+	case loc == "us" || strings.HasPrefix(loc, "us-"):
+		return "us"
+	}
+	head, _, _ := strings.Cut(loc, "-")
+	return head
+}
 
 // Engine is a Google Cloud Translation engine, v2 or v3 depending on its constructor. It is
 // safe for concurrent use. The zero value is not usable: make one with New or NewV3.
@@ -79,24 +112,24 @@ type Engine struct {
 	base string // without trailing slash
 	v3   bool
 
-	apiKey string // v2
-
-	parent string                                // v3: "projects/{project}/locations/{location}", path-escaped
-	token  func(context.Context) (string, error) // v3
+	key    httpx.Key // v2: the API key; v3: the access token
+	parent string    // v3: "projects/{project}/locations/{location}", path-escaped
+	region string    // v3: Region(location)
 }
 
 // New returns a Cloud Translation Basic (v2) engine authenticated with apiKey, which it
 // sends in the X-Goog-Api-Key header, never in a URL. It returns a *translate.Error of
-// KindInvalidInput when apiKey is empty or an option is invalid.
+// KindInvalidInput when apiKey is empty (and no WithKeyFunc is given) or an option is
+// invalid.
 func New(apiKey string, opts ...Option) (*Engine, error) {
-	if apiKey == "" {
-		return nil, invalidArg("google: apiKey is empty")
-	}
-	e, _, err := newEngine(Name, opts)
+	e, c, err := newEngine(Name, opts)
 	if err != nil {
 		return nil, err
 	}
-	e.apiKey = apiKey
+	if apiKey == "" && c.keyFunc == nil {
+		return nil, invalidArg("google: apiKey is empty")
+	}
+	e.key = httpx.NewKey(apiKey, c.keyFunc)
 	return e, nil
 }
 
@@ -109,19 +142,23 @@ func NewV3(projectID string, token func(context.Context) (string, error), opts .
 	if projectID == "" {
 		return nil, invalidArg("google: projectID is empty")
 	}
-	if token == nil {
-		return nil, invalidArg("google: token func is nil")
-	}
 	e, c, err := newEngine(NameV3, opts)
 	if err != nil {
 		return nil, err
+	}
+	if c.keyFunc != nil {
+		token = c.keyFunc
+	}
+	if token == nil {
+		return nil, invalidArg("google: token func is nil")
 	}
 	if c.location == "" {
 		return nil, invalidArg("google: location is empty")
 	}
 	e.v3 = true
 	e.parent = "projects/" + url.PathEscape(projectID) + "/locations/" + url.PathEscape(c.location)
-	e.token = token
+	e.key = httpx.NewKey("", token)
+	e.region = Region(c.location)
 	return e, nil
 }
 
@@ -137,11 +174,7 @@ func newEngine(name string, opts []Option) (*Engine, config, error) {
 	if err != nil {
 		return nil, c, err
 	}
-	hc := c.hc
-	if hc == nil {
-		hc = httpx.DefaultClient()
-	}
-	return &Engine{name: c.name, hc: hc, base: base}, c, nil
+	return &Engine{name: c.name, hc: httpx.Client(c.hc), base: base}, c, nil
 }
 
 func parseBaseURL(s string) (string, error) {
@@ -162,7 +195,8 @@ func (e *Engine) Name() string { return e.name }
 // Profile returns the engine's published limits and list price: standard class, 20 USD per
 // million characters, at most 128 texts and 30 000 code points (Google's recommended
 // maximum) per call, a 10s timeout, and Quality 85, an estimate from public WMT-style
-// comparisons of general-domain NMT output (slightly above Microsoft, below DeepL).
+// comparisons of general-domain NMT output (slightly above Microsoft, below DeepL). Region
+// is "" (global) for v2 and the v3 "global" location, else Region(location).
 func (e *Engine) Profile() translate.Profile {
 	return translate.Profile{
 		Quality:        85,
@@ -171,6 +205,7 @@ func (e *Engine) Profile() translate.Profile {
 		Timeout:        10 * time.Second,
 		MaxChars:       maxCodepoints,
 		MaxTexts:       v2MaxTexts,
+		Region:         e.region,
 	}
 }
 
@@ -309,66 +344,45 @@ func pairs(sources, targets []string) []translate.LanguagePair {
 }
 
 // do sends one request and returns its response when the status is 2xx, or the vendor's
-// error classified. body may be nil (GET).
-func (e *Engine) do(ctx context.Context, method, u string, body any) (*httpx.Response, error) {
-	var rd io.Reader
+// error classified, quoting neither the credential nor texts. body may be nil (GET). An
+// unauthorized answer re-reads a rotating credential once and, if it changed, repeats the
+// request.
+func (e *Engine) do(ctx context.Context, method, u string, body any, texts []string) (*httpx.Response, error) {
+	var b []byte
 	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
+		var err error
+		if b, err = json.Marshal(body); err != nil {
 			return nil, e.errorf(translate.KindInvalidInput, "encode request: "+err.Error())
 		}
-		rd = bytes.NewReader(b)
 	}
-	hreq, err := http.NewRequestWithContext(ctx, method, u, rd)
-	if err != nil {
-		return nil, e.errorf(translate.KindInvalidInput, "build request: "+err.Error())
-	}
-	hreq.Header.Set("Accept", "application/json")
-	if rd != nil {
-		hreq.Header.Set("Content-Type", "application/json; charset=utf-8")
-	}
-	secrets := []string{e.apiKey}
-	if e.v3 {
-		tok, err := e.token(ctx)
+	return httpx.WithKey(ctx, e.key, e.name, func(key string) (*httpx.Response, error) {
+		var rd io.Reader
+		if b != nil {
+			rd = bytes.NewReader(b)
+		}
+		hreq, err := http.NewRequestWithContext(ctx, method, u, rd)
 		if err != nil {
-			return nil, e.tokenError(ctx, err)
+			return nil, e.errorf(translate.KindInvalidInput, "build request: "+err.Error())
 		}
-		if tok == "" {
-			return nil, e.errorf(translate.KindUnauthorized, "token func returned an empty access token")
+		hreq.Header.Set("Accept", "application/json")
+		if rd != nil {
+			hreq.Header.Set("Content-Type", "application/json; charset=utf-8")
 		}
-		hreq.Header.Set("Authorization", "Bearer "+tok)
-		secrets = append(secrets, tok)
-	} else {
-		hreq.Header.Set("X-Goog-Api-Key", e.apiKey)
-	}
-	resp, err := httpx.Do(e.hc, e.name, hreq, secrets...)
-	if err != nil {
-		return nil, err
-	}
-	if resp.Status < 200 || resp.Status > 299 {
-		return nil, classify(e.name, resp, secrets...)
-	}
-	return resp, nil
-}
-
-// tokenError turns a failure of the token func into KindUnauthorized, or into the context's
-// own error when ctx is done. Its text is kept (it helps to tell a revoked credential from a
-// network failure) with any URL query removed, as it may come from an OAuth exchange.
-func (e *Engine) tokenError(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
-		return httpx.TransportError(ctx, e.name, err)
-	}
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		if u, perr := url.Parse(ue.URL); perr == nil {
-			u.RawQuery, u.Fragment, u.User = "", "", nil
-			err = &url.Error{Op: ue.Op, URL: u.String(), Err: ue.Err}
+		if e.v3 {
+			hreq.Header.Set("Authorization", "Bearer "+key)
 		} else {
-			err = &url.Error{Op: ue.Op, URL: "(redacted)", Err: ue.Err}
+			hreq.Header.Set("X-Goog-Api-Key", key)
 		}
-	}
-	return &translate.Error{Kind: translate.KindUnauthorized, Engine: e.name,
-		Message: "access token: " + httpx.Truncate(err.Error(), 512)}
+		secrets := append([]string{key}, texts...)
+		resp, err := httpx.Do(e.hc, e.name, hreq, secrets...)
+		if err != nil {
+			return nil, err
+		}
+		if resp.Status < 200 || resp.Status > 299 {
+			return nil, classify(e.name, resp, secrets...)
+		}
+		return resp, nil
+	})
 }
 
 // decode unmarshals a 2xx response body; a body that is not the documented JSON is
@@ -376,7 +390,7 @@ func (e *Engine) tokenError(ctx context.Context, err error) error {
 func (e *Engine) decode(resp *httpx.Response, v any) error {
 	if err := json.Unmarshal(resp.Body, v); err != nil {
 		return &translate.Error{Kind: translate.KindBadOutput, Engine: e.name, StatusCode: resp.Status,
-			Message: "decode response: " + err.Error()}
+			Message: httpx.Truncate("decode response: "+err.Error(), 512)}
 	}
 	return nil
 }

@@ -36,7 +36,7 @@ type v2Languages struct {
 // translateV2 is one POST /language/translate/v2 (language.translations.translate).
 func (e *Engine) translateV2(ctx context.Context, texts []string, src, tgt string) ([]string, string, error) {
 	body := v2Request{Q: texts, Target: tgt, Source: src, Format: "text"}
-	resp, err := e.do(ctx, http.MethodPost, e.base+"/language/translate/v2", body)
+	resp, err := e.do(ctx, http.MethodPost, e.base+"/language/translate/v2", body, texts)
 	if err != nil {
 		return nil, "", err
 	}
@@ -58,7 +58,7 @@ func (e *Engine) translateV2(ctx context.Context, texts []string, src, tgt strin
 // languagesV2 is GET /language/translate/v2/languages (language.languages.list). v2 lists
 // one set of languages, each usable as source and as target.
 func (e *Engine) languagesV2(ctx context.Context) (sources, targets []string, err error) {
-	resp, err := e.do(ctx, http.MethodGet, e.base+"/language/translate/v2/languages", nil)
+	resp, err := e.do(ctx, http.MethodGet, e.base+"/language/translate/v2/languages", nil, nil)
 	if err != nil {
 		return nil, nil, err
 	}

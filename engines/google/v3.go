@@ -34,7 +34,7 @@ type v3Languages struct {
 // translateV3 is one POST /v3/{parent}:translateText.
 func (e *Engine) translateV3(ctx context.Context, texts []string, src, tgt string) ([]string, string, error) {
 	body := v3Request{Contents: texts, MimeType: "text/plain", SourceLanguageCode: src, TargetLanguageCode: tgt}
-	resp, err := e.do(ctx, http.MethodPost, e.base+"/v3/"+e.parent+":translateText", body)
+	resp, err := e.do(ctx, http.MethodPost, e.base+"/v3/"+e.parent+":translateText", body, texts)
 	if err != nil {
 		return nil, "", err
 	}
@@ -55,7 +55,7 @@ func (e *Engine) translateV3(ctx context.Context, texts []string, src, tgt strin
 
 // languagesV3 is GET /v3/{parent}/supportedLanguages.
 func (e *Engine) languagesV3(ctx context.Context) (sources, targets []string, err error) {
-	resp, err := e.do(ctx, http.MethodGet, e.base+"/v3/"+e.parent+"/supportedLanguages", nil)
+	resp, err := e.do(ctx, http.MethodGet, e.base+"/v3/"+e.parent+"/supportedLanguages", nil, nil)
 	if err != nil {
 		return nil, nil, err
 	}

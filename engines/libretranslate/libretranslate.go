@@ -28,6 +28,15 @@
 // language is not supported, text too long when a text or batch exceeds the server's
 // limits, unauthorized when the server needs an API key; 403 (invalid key, banned IP) is
 // unauthorized, 429 rate limited, 500 and other 5xx unavailable.
+//
+// # Security
+//
+// No error carries the API key or the request's texts, in any encoding, even when the
+// server's message quotes them. A redirect to another host is refused (KindUnavailable)
+// instead of carrying the body (key and texts) there; same-host redirects are followed up
+// to 3 times. Response bodies are read up to 8 MiB; Retry-After is clamped to [0, 5m].
+// WithKeyFunc rotates the key without a restart. A self-hosted server processes data
+// wherever it runs: Profile().Region is "" unless you set it.
 package libretranslate
 
 import (
@@ -61,6 +70,17 @@ type config struct {
 	name       string
 	batchLimit int
 	charLimit  int
+	keyFunc    httpx.KeyFunc
+}
+
+// WithKeyFunc reads the API key from f before every request instead of New's fixed key,
+// so that a rotated key applies without a restart; f must be safe for concurrent use and
+// fast (cache in it if fetching is slow). When the server answers 403 (or 400 asking for a
+// key), the engine calls f once more and, if the key changed, repeats the request once
+// before returning KindUnauthorized. An error from f, or an empty key, is
+// KindUnauthorized. The default is New's apiKey.
+func WithKeyFunc(f func(context.Context) (string, error)) Option {
+	return func(c *config) { c.keyFunc = f }
 }
 
 // WithBaseURL replaces the server URL given to New (for example "http://localhost:5000");
@@ -89,7 +109,7 @@ func WithCharLimit(n int) Option { return func(c *config) { c.charLimit = n } }
 // with New; the zero value is not usable.
 type Engine struct {
 	base       string // without trailing slash
-	key        string
+	key        httpx.Key
 	hc         *http.Client
 	name       string
 	batchLimit int
@@ -124,11 +144,8 @@ func New(baseURL, apiKey string, opts ...Option) (*Engine, error) {
 	if err != nil {
 		return nil, invalid(err.Error())
 	}
-	if c.hc == nil {
-		c.hc = httpx.DefaultClient()
-	}
 	return &Engine{
-		base: base, key: apiKey, hc: c.hc, name: c.name,
+		base: base, key: httpx.NewKey(apiKey, c.keyFunc), hc: httpx.Client(c.hc), name: c.name,
 		batchLimit: c.batchLimit, charLimit: c.charLimit,
 	}, nil
 }
@@ -222,23 +239,26 @@ func (e *Engine) Translate(ctx context.Context, req *translate.EngineRequest) (*
 }
 
 // send makes one /translate request and returns the texts and the first detected language.
+// The key rides in the body, so the body is built for each key WithKey tries.
 func (e *Engine) send(ctx context.Context, texts []string, src, tgt string) ([]string, string, error) {
-	body := translateBody{Source: src, Target: tgt, Format: "text", APIKey: e.key}
-	if len(texts) == 1 {
-		body.Q = texts[0]
-	} else {
-		body.Q = texts
-	}
-	b, err := json.Marshal(body)
-	if err != nil {
-		return nil, "", e.errorf(translate.KindInvalidInput, "encoding request: %v", err)
-	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, e.base+"/translate", bytes.NewReader(b))
-	if err != nil {
-		return nil, "", e.errorf(translate.KindInvalidInput, "building request: %v", err)
-	}
-	hreq.Header.Set("Content-Type", "application/json")
-	resp, err := e.do(hreq)
+	resp, err := httpx.WithKey(ctx, e.key, e.name, func(key string) (*httpx.Response, error) {
+		body := translateBody{Source: src, Target: tgt, Format: "text", APIKey: key}
+		if len(texts) == 1 {
+			body.Q = texts[0]
+		} else {
+			body.Q = texts
+		}
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, e.errorf(translate.KindInvalidInput, "encoding request: %v", err)
+		}
+		hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, e.base+"/translate", bytes.NewReader(b))
+		if err != nil {
+			return nil, e.errorf(translate.KindInvalidInput, "building request: %v", err)
+		}
+		hreq.Header.Set("Content-Type", "application/json")
+		return e.do(hreq, append([]string{key}, texts...))
+	})
 	if err != nil {
 		return nil, "", err
 	}
@@ -247,11 +267,11 @@ func (e *Engine) send(ctx context.Context, texts []string, src, tgt string) ([]s
 		DetectedLanguage json.RawMessage `json:"detectedLanguage"`
 	}
 	if err := json.Unmarshal(resp.Body, &tr); err != nil {
-		return nil, "", httpx.Error(e.name, translate.KindBadOutput, resp, "decoding response: "+err.Error(), e.key)
+		return nil, "", httpx.Error(e.name, translate.KindBadOutput, resp, "decoding response: "+err.Error(), texts...)
 	}
 	out, ok := stringOrArray(tr.TranslatedText)
 	if !ok {
-		return nil, "", httpx.Error(e.name, translate.KindBadOutput, resp, "response has no translatedText", e.key)
+		return nil, "", httpx.Error(e.name, translate.KindBadOutput, resp, "response has no translatedText")
 	}
 	if err := httpx.CountTexts(e.name, len(out), len(texts)); err != nil {
 		return nil, "", err
@@ -290,16 +310,17 @@ func firstDetected(raw json.RawMessage) string {
 	return ""
 }
 
-// do sends a request and turns a non-2xx answer into a *translate.Error.
-func (e *Engine) do(hreq *http.Request) (*httpx.Response, error) {
+// do sends a request and turns a non-2xx answer into a *translate.Error that quotes none of
+// secrets (the key and the texts).
+func (e *Engine) do(hreq *http.Request, secrets []string) (*httpx.Response, error) {
 	hreq.Header.Set("Accept", "application/json")
-	resp, err := httpx.Do(e.hc, e.name, hreq, e.key)
+	resp, err := httpx.Do(e.hc, e.name, hreq, secrets...)
 	if err != nil {
 		return nil, err
 	}
 	if resp.Status/100 != 2 {
 		msg := errorMessage(resp)
-		return nil, httpx.Error(e.name, statusKind(resp.Status, msg), resp, msg, e.key)
+		return nil, httpx.Error(e.name, statusKind(resp.Status, msg), resp, msg, secrets...)
 	}
 	return resp, nil
 }
@@ -346,7 +367,7 @@ func statusKind(status int, msg string) translate.Kind {
 }
 
 func (e *Engine) errorf(kind translate.Kind, format string, args ...any) *translate.Error {
-	return &translate.Error{Kind: kind, Engine: e.name, Message: httpx.Redact(fmt.Sprintf(format, args...), e.key)}
+	return &translate.Error{Kind: kind, Engine: e.name, Message: fmt.Sprintf(format, args...)}
 }
 
 // code maps a tag to the LibreTranslate code sent in source and target.
@@ -402,7 +423,7 @@ func (e *Engine) SupportedPairs(ctx context.Context) ([]translate.LanguagePair, 
 	if err != nil {
 		return nil, e.errorf(translate.KindInvalidInput, "building request: %v", err)
 	}
-	resp, err := e.do(hreq)
+	resp, err := e.do(hreq, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -412,7 +433,7 @@ func (e *Engine) SupportedPairs(ctx context.Context) ([]translate.LanguagePair, 
 		Targets []string `json:"targets"`
 	}
 	if err := json.Unmarshal(resp.Body, &langs); err != nil {
-		return nil, httpx.Error(e.name, translate.KindBadOutput, resp, "decoding languages: "+err.Error(), e.key)
+		return nil, httpx.Error(e.name, translate.KindBadOutput, resp, "decoding languages: "+err.Error())
 	}
 	// tags returns the tags Translate sends as code: the code's own tag and its base
 	// language when that maps to the same code (zh for zh-Hans, but not pt for pt-BR).

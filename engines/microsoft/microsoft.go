@@ -40,12 +40,48 @@ const (
 type Option func(*config)
 
 type config struct {
-	baseURL string
-	hc      *http.Client
-	name    string
+	baseURL   string
+	hc        *http.Client
+	name      string
+	keyFunc   httpx.KeyFunc
+	geography string
 }
 
-func defaultConfig() config { return config{baseURL: DefaultBaseURL, name: Name} }
+func defaultConfig() config { return config{name: Name} }
+
+// Geography endpoints: Translator's data-residency hosts. A request to one of them is
+// processed within that geography; DefaultBaseURL sends it to the nearest datacenter.
+const (
+	EuropeURL       = "https://api-eur.cognitive.microsofttranslator.com" // Geography "eu"
+	AmericasURL     = "https://api-nam.cognitive.microsofttranslator.com" // Geography "us"
+	AsiaPacificURL  = "https://api-apc.cognitive.microsofttranslator.com" // Geography "apac"
+	geographyGlobal = ""
+)
+
+// geographies maps WithGeography's argument to its endpoint.
+var geographies = map[string]string{
+	geographyGlobal: DefaultBaseURL,
+	"eu":            EuropeURL,
+	"us":            AmericasURL,
+	"apac":          AsiaPacificURL,
+}
+
+// WithGeography sends every request to the Translator endpoint of one geography, so that
+// the text is processed there, and sets Profile().Region to it: "eu" (EuropeURL,
+// api-eur), "us" (AmericasURL, api-nam), "apac" (AsiaPacificURL, api-apc), or "" for the
+// global endpoint (DefaultBaseURL, the default, Region ""). Any other value makes New fail.
+// WithBaseURL, given too, replaces the endpoint but keeps the Region.
+func WithGeography(geo string) Option { return func(c *config) { c.geography = geo } }
+
+// WithKeyFunc reads the subscription key from f before every request instead of New's
+// fixed key, so that a rotated key applies without a restart; f must be safe for concurrent
+// use and fast (cache in it if fetching is slow). When Translator answers 401 or 403 (an
+// unauthorized code), the engine calls f once more and, if the key changed, repeats the
+// request once before returning KindUnauthorized. An error from f, or an empty key, is
+// KindUnauthorized. With WithKeyFunc, New's key may be empty. The default is New's key.
+func WithKeyFunc(f func(context.Context) (string, error)) Option {
+	return func(c *config) { c.keyFunc = f }
+}
 
 // WithBaseURL replaces the endpoint (default DefaultBaseURL,
 // "https://api.cognitive.microsofttranslator.com"), for example a regional endpoint such as
@@ -63,37 +99,44 @@ func WithName(name string) Option { return func(c *config) { c.name = name } }
 // Engine is a Microsoft Translator engine. It is safe for concurrent use. The zero value is
 // not usable: make one with New.
 type Engine struct {
-	name   string
-	hc     *http.Client
-	base   string // without trailing slash
-	key    string
-	region string
+	name      string
+	hc        *http.Client
+	base      string // without trailing slash
+	key       httpx.Key
+	region    string // Azure resource region (Ocp-Apim-Subscription-Region)
+	geography string // data region, Profile().Region
 }
 
 // New returns a Translator engine authenticated with key, sent in Ocp-Apim-Subscription-Key.
 // region is the Azure region of the resource (Ocp-Apim-Subscription-Region), required for
-// regional and multi-service resources and empty for a global Translator resource. It
-// returns a *translate.Error of KindInvalidInput when key is empty or an option is invalid.
+// regional and multi-service resources and empty for a global Translator resource (it
+// names the resource, not where data is processed: see WithGeography). It returns a
+// *translate.Error of KindInvalidInput when key is empty (and no WithKeyFunc is given) or an
+// option is invalid.
 func New(key, region string, opts ...Option) (*Engine, error) {
-	if key == "" {
-		return nil, invalidArg("microsoft: key is empty")
-	}
 	c := defaultConfig()
 	for _, o := range opts {
 		o(&c)
 	}
+	if key == "" && c.keyFunc == nil {
+		return nil, invalidArg("microsoft: key is empty")
+	}
 	if c.name == "" {
 		return nil, invalidArg("microsoft: name is empty")
+	}
+	geoURL, ok := geographies[c.geography]
+	if !ok {
+		return nil, invalidArg("microsoft: WithGeography: unknown geography (want eu, us, apac or empty)")
+	}
+	if c.baseURL == "" {
+		c.baseURL = geoURL
 	}
 	base, err := httpx.BaseURL(c.baseURL)
 	if err != nil {
 		return nil, invalidArg("microsoft: " + err.Error())
 	}
-	hc := c.hc
-	if hc == nil {
-		hc = httpx.DefaultClient()
-	}
-	return &Engine{name: c.name, hc: hc, base: base, key: key, region: region}, nil
+	return &Engine{name: c.name, hc: httpx.Client(c.hc), base: base, key: httpx.NewKey(key, c.keyFunc),
+		region: region, geography: c.geography}, nil
 }
 
 func invalidArg(msg string) error {
@@ -106,7 +149,7 @@ func (e *Engine) Name() string { return e.name }
 // Profile returns the engine's limits and list price: standard class, 10 USD per million
 // characters (S1 pay-as-you-go), 100 texts and 50 000 characters per call, a 10s timeout,
 // and Quality 84, an estimate from public comparisons of general-domain NMT output (close
-// to Google, below DeepL).
+// to Google, below DeepL). Region is WithGeography's ("" for the global endpoint).
 func (e *Engine) Profile() translate.Profile {
 	return translate.Profile{
 		Quality:        84,
@@ -115,6 +158,7 @@ func (e *Engine) Profile() translate.Profile {
 		Timeout:        10 * time.Second,
 		MaxChars:       maxChars,
 		MaxTexts:       profileTexts,
+		Region:         e.geography,
 	}
 }
 
@@ -206,7 +250,7 @@ func (e *Engine) Translate(ctx context.Context, req *translate.EngineRequest) (*
 		if i == 0 && isUUID(req.RequestID) {
 			trace = req.RequestID
 		}
-		resp, err := e.do(ctx, http.MethodPost, u, items, trace)
+		resp, err := e.do(ctx, http.MethodPost, u, items, trace, b.texts)
 		if err != nil {
 			return nil, err
 		}
@@ -248,7 +292,7 @@ type languages struct {
 // language.Und (detect) to each. It is safe for concurrent use.
 func (e *Engine) SupportedPairs(ctx context.Context) ([]translate.LanguagePair, error) {
 	q := url.Values{"api-version": {apiVersion}, "scope": {"translation"}}
-	resp, err := e.do(ctx, http.MethodGet, e.base+"/languages?"+q.Encode(), nil, "")
+	resp, err := e.do(ctx, http.MethodGet, e.base+"/languages?"+q.Encode(), nil, "", nil)
 	if err != nil {
 		return nil, err
 	}
@@ -279,39 +323,47 @@ func (e *Engine) SupportedPairs(ctx context.Context) ([]translate.LanguagePair, 
 }
 
 // do sends one request and returns its response when the status is 2xx, or the vendor's
-// error classified. body may be nil (GET).
-func (e *Engine) do(ctx context.Context, method, u string, body any, trace string) (*httpx.Response, error) {
-	var rd io.Reader
+// error classified, quoting neither the key nor texts. body may be nil (GET). An
+// unauthorized answer re-reads a key from WithKeyFunc once and, if it changed, repeats the
+// request.
+func (e *Engine) do(ctx context.Context, method, u string, body any, trace string, texts []string) (*httpx.Response, error) {
+	var b []byte
 	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
+		var err error
+		if b, err = json.Marshal(body); err != nil {
 			return nil, e.errorf(translate.KindInvalidInput, "encode request: "+err.Error())
 		}
-		rd = bytes.NewReader(b)
 	}
-	hreq, err := http.NewRequestWithContext(ctx, method, u, rd)
-	if err != nil {
-		return nil, e.errorf(translate.KindInvalidInput, "build request: "+err.Error())
-	}
-	hreq.Header.Set("Accept", "application/json")
-	if rd != nil {
-		hreq.Header.Set("Content-Type", "application/json; charset=UTF-8")
-	}
-	hreq.Header.Set("Ocp-Apim-Subscription-Key", e.key)
-	if e.region != "" {
-		hreq.Header.Set("Ocp-Apim-Subscription-Region", e.region)
-	}
-	if trace != "" {
-		hreq.Header.Set("X-ClientTraceId", trace)
-	}
-	resp, err := httpx.Do(e.hc, e.name, hreq, e.key)
-	if err != nil {
-		return nil, err
-	}
-	if resp.Status < 200 || resp.Status > 299 {
-		return nil, classify(e.name, resp, e.key)
-	}
-	return resp, nil
+	return httpx.WithKey(ctx, e.key, e.name, func(key string) (*httpx.Response, error) {
+		var rd io.Reader
+		if b != nil {
+			rd = bytes.NewReader(b)
+		}
+		hreq, err := http.NewRequestWithContext(ctx, method, u, rd)
+		if err != nil {
+			return nil, e.errorf(translate.KindInvalidInput, "build request: "+err.Error())
+		}
+		hreq.Header.Set("Accept", "application/json")
+		if rd != nil {
+			hreq.Header.Set("Content-Type", "application/json; charset=UTF-8")
+		}
+		hreq.Header.Set("Ocp-Apim-Subscription-Key", key)
+		if e.region != "" {
+			hreq.Header.Set("Ocp-Apim-Subscription-Region", e.region)
+		}
+		if trace != "" {
+			hreq.Header.Set("X-ClientTraceId", trace)
+		}
+		secrets := append([]string{key}, texts...)
+		resp, err := httpx.Do(e.hc, e.name, hreq, secrets...)
+		if err != nil {
+			return nil, err
+		}
+		if resp.Status < 200 || resp.Status > 299 {
+			return nil, classify(e.name, resp, secrets...)
+		}
+		return resp, nil
+	})
 }
 
 // decode unmarshals a 2xx response body; a body that is not the documented JSON is
@@ -319,7 +371,7 @@ func (e *Engine) do(ctx context.Context, method, u string, body any, trace strin
 func (e *Engine) decode(resp *httpx.Response, v any) error {
 	if err := json.Unmarshal(resp.Body, v); err != nil {
 		return &translate.Error{Kind: translate.KindBadOutput, Engine: e.name, StatusCode: resp.Status,
-			Message: "decode response: " + err.Error()}
+			Message: httpx.Truncate("decode response: "+err.Error(), 512)}
 	}
 	return nil
 }

@@ -51,8 +51,19 @@
 // calls, a refusal, no choices, empty content or unparsable JSON are KindBadOutput. The API
 // key is never part of an error.
 //
-// Token usage is returned in EngineResult.InputTokens and OutputTokens. The API does not
-// report the detected source language, so EngineResult.Source stays language.Und.
+// Token usage is returned in EngineResult.InputTokens and OutputTokens, and the
+// x-ratelimit-remaining-requests, -remaining-tokens, -reset-requests and -reset-tokens
+// headers in EngineResult.Limits (garbage values are ignored; resets are clamped to 24h).
+// The API does not report the detected source language, so EngineResult.Source stays
+// language.Und.
+//
+// # Security
+//
+// No error carries the API key or the request's texts, in any encoding, even when the
+// server's message quotes them. A redirect to another host is refused (KindUnavailable)
+// instead of carrying the key and the texts there. Response bodies are read up to 8 MiB;
+// Retry-After and retry-after-ms are clamped to [0, 5m]. WithKeyFunc rotates the key
+// without a restart.
 package openai
 
 import (
@@ -67,6 +78,7 @@ import (
 
 	"github.com/fanyi-go/translate"
 	"github.com/fanyi-go/translate/internal/httpx"
+	"github.com/fanyi-go/translate/internal/httpx/retryafter"
 	"golang.org/x/text/language"
 )
 
@@ -88,6 +100,7 @@ type config struct {
 	instructions string
 	maxTexts     int
 	jsonMode     bool
+	keyFunc      httpx.KeyFunc
 }
 
 func defaultConfig() config {
@@ -124,6 +137,16 @@ func WithInstructions(s string) Option { return func(c *config) { c.instructions
 // is 20; use 1 for small models that do not follow the JSON batch format.
 func WithMaxTexts(n int) Option { return func(c *config) { c.maxTexts = n } }
 
+// WithKeyFunc reads the API key from f before every request instead of New's fixed key,
+// so that a rotated key applies without a restart; f must be safe for concurrent use and
+// fast (cache in it if fetching is slow). When the server answers 401 or 403, the engine
+// calls f once more and, if the key changed, repeats the request once before returning
+// KindUnauthorized. An error from f, or an empty key, is KindUnauthorized. The default is
+// New's apiKey.
+func WithKeyFunc(f func(context.Context) (string, error)) Option {
+	return func(c *config) { c.keyFunc = f }
+}
+
 // WithoutJSONMode stops sending response_format {"type": "json_object"} with batches, for
 // servers that reject it. The model is still asked for JSON and its answer still checked.
 func WithoutJSONMode() Option { return func(c *config) { c.jsonMode = false } }
@@ -131,7 +154,8 @@ func WithoutJSONMode() Option { return func(c *config) { c.jsonMode = false } }
 // Engine translates with a chat completions model. It is safe for concurrent use. Create it
 // with New; the zero value is not usable.
 type Engine struct {
-	apiKey   string
+	apiKey   string    // New's key; "" for servers without auth
+	key      httpx.Key // apiKey, or WithKeyFunc's
 	model    string
 	endpoint string
 	hc       *http.Client
@@ -162,11 +186,10 @@ func New(apiKey, model string, opts ...Option) (*Engine, error) {
 	if err != nil {
 		return nil, invalid("WithBaseURL: " + err.Error())
 	}
-	if c.hc == nil {
-		c.hc = httpx.DefaultClient()
-	}
+	c.hc = httpx.Client(c.hc)
 	return &Engine{
 		apiKey:   apiKey,
+		key:      httpx.NewKey(apiKey, c.keyFunc),
 		model:    model,
 		endpoint: base + "/chat/completions",
 		hc:       c.hc,
@@ -296,21 +319,13 @@ func (e *Engine) complete(ctx context.Context, req *translate.EngineRequest, tex
 	if err := json.NewEncoder(&buf).Encode(body); err != nil {
 		return nil, e.errorf(translate.KindInvalidInput, "encoding request: %v", err)
 	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, e.endpoint, &buf)
-	if err != nil {
-		return nil, e.errorf(translate.KindInvalidInput, "building request: %v", err)
-	}
-	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("Accept", "application/json")
-	if e.apiKey != "" {
-		hreq.Header.Set("Authorization", "Bearer "+e.apiKey)
-	}
-	resp, err := httpx.Do(e.hc, e.Name(), hreq, e.apiKey)
+	secrets := append([]string{user}, texts...)
+	resp, err := e.post(ctx, buf.Bytes(), secrets)
 	if err != nil {
 		return nil, err
 	}
-	if resp.Status < 200 || resp.Status > 299 {
-		return nil, e.statusError(resp)
+	if l := httpx.Limits(resp.Header); l != nil {
+		res.Limits = l
 	}
 	var cr chatResponse
 	if err := json.Unmarshal(resp.Body, &cr); err != nil {
@@ -322,7 +337,7 @@ func (e *Engine) complete(ctx context.Context, req *translate.EngineRequest, tex
 	}
 	if len(cr.Choices) == 0 {
 		if m := errorMessage(resp.Body); m != "" {
-			return nil, e.badOutput(resp, "no choices: %s", m)
+			return nil, httpx.Error(e.Name(), translate.KindBadOutput, resp, "no choices: "+m, append(secrets, e.apiKey)...)
 		}
 		return nil, e.badOutput(resp, "no choices in the response")
 	}
@@ -411,8 +426,39 @@ func joinNonEmpty(parts ...string) string {
 	return strings.Join(kept, ": ")
 }
 
-// statusError classifies a non-2xx answer.
-func (e *Engine) statusError(resp *httpx.Response) error {
+// post sends one chat completion request with body and returns the 2xx response, or the
+// classified error, which quotes neither the key nor any of secrets (the texts). An
+// unauthorized answer re-reads a key from WithKeyFunc once and, if it changed, repeats the
+// request.
+func (e *Engine) post(ctx context.Context, body []byte, secrets []string) (*httpx.Response, error) {
+	return httpx.WithKey(ctx, e.key, e.Name(), func(key string) (*httpx.Response, error) {
+		hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, e.endpoint, bytes.NewReader(body))
+		if err != nil {
+			return nil, e.errorf(translate.KindInvalidInput, "building request: %v", err)
+		}
+		hreq.Header.Set("Content-Type", "application/json")
+		hreq.Header.Set("Accept", "application/json")
+		if key != "" {
+			hreq.Header.Set("Authorization", "Bearer "+key)
+		}
+		secrets := append([]string{key}, secrets...)
+		resp, err := httpx.Do(e.hc, e.Name(), hreq, secrets...)
+		if err != nil {
+			return nil, err
+		}
+		if resp.Status < 200 || resp.Status > 299 {
+			return nil, e.vendorError(resp, secrets...)
+		}
+		return resp, nil
+	})
+}
+
+// statusError classifies a non-2xx answer; its message never quotes the API key.
+func (e *Engine) statusError(resp *httpx.Response) error { return e.vendorError(resp, e.apiKey) }
+
+// vendorError classifies a non-2xx answer; its message quotes none of secrets (the key and
+// the request's texts).
+func (e *Engine) vendorError(resp *httpx.Response, secrets ...string) error {
 	msg, typ, code := parseError(resp.Body)
 	kind := httpx.StatusKind(resp.Status)
 	switch resp.Status {
@@ -437,11 +483,11 @@ func (e *Engine) statusError(resp *httpx.Response) error {
 	if text == "" {
 		text = http.StatusText(resp.Status)
 	}
-	te := httpx.Error(e.Name(), kind, resp, text, e.apiKey)
+	te := httpx.Error(e.Name(), kind, resp, text, secrets...)
 	if kind == translate.KindQuotaExhausted {
 		te.RetryAfter = 0 // not retryable: it needs billing, not waiting
-	} else if ms, err := strconv.ParseFloat(strings.TrimSpace(resp.Header.Get("retry-after-ms")), 64); err == nil && ms > 0 {
-		te.RetryAfter = time.Duration(ms * float64(time.Millisecond))
+	} else if ms := retryafter.Millis(resp.Header.Get("retry-after-ms")); ms > 0 {
+		te.RetryAfter = ms
 	}
 	return te
 }

@@ -15,12 +15,13 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"golang.org/x/text/language"
@@ -30,19 +31,56 @@ import (
 )
 
 func main() {
-	from := flag.String("from", "en", "source language (BCP 47); empty means detect")
-	to := flag.String("to", "es", "target language (BCP 47)")
-	n := flag.Int("n", 300, "requests for the routing summary")
 	flag.Usage = usage
-	flag.Parse()
-	text := strings.Join(flag.Args(), " ")
-	if text == "" {
-		text = "The house is red. Translation should keep working when an engine does not."
+	a, err := parseArgs(flag.CommandLine, os.Args[1:])
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "quickstart:", err)
+		}
+		os.Exit(2)
 	}
-	if err := run(text, *from, *to, *n); err != nil {
+	if err := run(a.text, a.from, a.to, a.n); err != nil {
 		fmt.Fprintln(os.Stderr, "quickstart:", err)
 		os.Exit(1)
 	}
+}
+
+type args struct {
+	text, from, to string
+	n              int
+}
+
+// parseArgs reads the flags and the text from the command line into fs.
+func parseArgs(fs *flag.FlagSet, argv []string) (args, error) {
+	var a args
+	fs.StringVar(&a.from, "from", "en", "source language (BCP 47); empty means detect")
+	fs.StringVar(&a.to, "to", "es", "target language (BCP 47)")
+	fs.IntVar(&a.n, "n", 300, "requests for the routing summary; 0 skips it")
+	if err := fs.Parse(argv); err != nil {
+		return a, err
+	}
+	if a.n < 0 {
+		return a, fmt.Errorf("-n must be 0 or more, not %d", a.n)
+	}
+	var err error
+	a.text, err = textOf(fs.Args())
+	return a, err
+}
+
+// defaultText is translated when no text is given.
+const defaultText = "The house is red. Translation should keep working when an engine does not."
+
+// textOf joins the arguments into the text to translate: defaultText when there are none,
+// an error when they are given but blank (quickstart "" must not translate something else).
+func textOf(args []string) (string, error) {
+	if len(args) == 0 {
+		return defaultText, nil
+	}
+	text := strings.Join(args, " ")
+	if strings.TrimSpace(text) == "" {
+		return "", errors.New("the text to translate is empty")
+	}
+	return text, nil
 }
 
 func usage() {
@@ -61,7 +99,10 @@ Without vendor keys it runs on simulated engines (engines/fake) with a fault inj
 // jsonResult is what the program prints for the translation.
 type jsonResult struct {
 	Text      string        `json:"text"`
+	Source    string        `json:"source"` // the given or detected source language
+	Target    string        `json:"target"`
 	Engine    string        `json:"engine"`
+	Simulated bool          `json:"simulated"` // the engine is one of engines/fake's, not a real translation
 	LatencyMS float64       `json:"latency_ms"`
 	Cost      float64       `json:"cost"`
 	FromCache bool          `json:"from_cache"`
@@ -88,6 +129,7 @@ func run(text, from, to string, n int) error {
 	var opts []translate.Option
 	var used []string
 	vendorKeys := false
+	sims := map[string]bool{} // names of the simulated engines
 	for _, r := range reals {
 		opts = append(opts, translate.WithEngine(r.Engine, r.Profile))
 		used = append(used, fmt.Sprintf("%s (real, from %s)", r.Engine.Name(), r.Source))
@@ -99,6 +141,7 @@ func run(text, from, to string, n int) error {
 		for _, s := range simulated() {
 			opts = append(opts, translate.WithEngine(s.e, s.p))
 			used = append(used, fmt.Sprintf("%s (simulated: %s)", s.e.Name(), s.note))
+			sims[s.e.Name()] = true
 		}
 	}
 	c, err := translate.New(append(opts, translate.WithDeadline(5*time.Second))...)
@@ -111,7 +154,8 @@ func run(text, from, to string, n int) error {
 	if err != nil {
 		return err
 	}
-	out := jsonResult{Text: res.Text, Engine: res.Engine, LatencyMS: ms(res.Latency), Cost: res.Cost,
+	out := jsonResult{Text: res.Text, Source: res.Source, Target: to, Engine: res.Engine, Simulated: sims[res.Engine],
+		LatencyMS: ms(res.Latency), Cost: res.Cost,
 		FromCache: res.FromCache, Degraded: res.Degraded, RequestID: res.RequestID, Attempts: []jsonAttempt{}}
 	for _, a := range res.Attempts {
 		ja := jsonAttempt{Engine: a.Engine, LatencyMS: ms(a.Latency)}
@@ -126,55 +170,107 @@ func run(text, from, to string, n int) error {
 		return err
 	}
 
-	summary(ctx, c, from, to, n)
+	if n > 0 {
+		summary(ctx, os.Stdout, c, summaryTarget(to), n)
+	}
 	fmt.Println("\nEngines used:")
 	for _, u := range used {
 		fmt.Println("  -", u)
 	}
-	if !vendorKeys {
-		fmt.Println("\nThese are simulated engines. To plug in real ones, set for example DEEPL_AUTH_KEY,")
-		fmt.Println("GOOGLE_API_KEY or OPENAI_API_KEY + OPENAI_MODEL (go run ./examples/quickstart -help),")
-		fmt.Println("or in code: translate.WithEngine(deeplEngine, deeplEngine.Profile()).")
+	if note := engineNote(len(reals), len(sims)); note != "" {
+		fmt.Println("\n" + note)
 	}
 	return nil
 }
 
-// summary routes n distinct texts, 16 at a time, and prints each engine's share.
-func summary(ctx context.Context, c *translate.Client, from, to string, n int) {
+// engineNote tells the user what served: only simulated engines, real local ones beside
+// simulated ones, or (vendor keys set) nothing to add.
+func engineNote(reals, sims int) string {
+	const howto = "To plug in vendor engines, set for example DEEPL_AUTH_KEY, GOOGLE_API_KEY or\n" +
+		"OPENAI_API_KEY + OPENAI_MODEL (go run ./examples/quickstart -help), or in code:\n" +
+		"translate.WithEngine(deeplEngine, deeplEngine.Profile())."
+	switch {
+	case sims == 0:
+		return ""
+	case reals == 0:
+		return "These are simulated engines: their answers are not real translations.\n" + howto
+	}
+	return "The local Apertium is a real engine; the others are simulated (their answers are not\n" +
+		"real translations) and stand in for vendor engines.\n" + howto
+}
+
+// summaryTarget is the target language of the routing summary: its texts are English, so
+// they go to the language asked for, or to Spanish when that is English.
+func summaryTarget(to string) string {
+	if t, err := language.Parse(to); err == nil {
+		if base, _ := t.Base(); base.String() == "en" {
+			return "es"
+		}
+	}
+	return to
+}
+
+// summary routes n distinct English texts to target, at most 8 at a time
+// (TranslateBatch), and prints each engine's share, the failed requests with their reasons,
+// and every engine's failed attempts, those of failed requests included.
+func summary(ctx context.Context, w io.Writer, c *translate.Client, target string, n int) {
 	reqs := make([]translate.Request, n)
 	for i := range reqs {
-		reqs[i] = translate.Request{Text: fmt.Sprintf("Sentence number %d for the routing summary.", i), Source: from, Target: to}
+		reqs[i] = translate.Request{Text: fmt.Sprintf("Sentence number %d for the routing summary.", i), Source: "en", Target: target}
 	}
 	t0 := time.Now()
-	var mu sync.Mutex
 	served := map[string]int{}
 	failedAttempts := map[string]int{}
+	failedKinds := map[string]int{}
 	failed, degraded := 0, 0
 	for _, br := range c.TranslateBatch(ctx, reqs) {
-		mu.Lock()
+		var attempts []translate.Attempt
 		if br.Err != nil {
 			failed++
+			failedKinds[translate.KindOf(br.Err).String()]++
+			var te *translate.Error
+			if errors.As(br.Err, &te) {
+				attempts = te.Attempts
+			}
 		} else {
 			served[br.Result.Engine]++
 			if br.Result.Degraded {
 				degraded++
 			}
-			for _, a := range br.Result.Attempts {
-				if a.Err != nil {
-					failedAttempts[a.Engine]++
-				}
+			attempts = br.Result.Attempts
+		}
+		for _, a := range attempts {
+			if a.Err != nil {
+				failedAttempts[a.Engine]++
 			}
 		}
-		mu.Unlock()
 	}
-	fmt.Printf("\nRouting summary: %d requests in %v, %d failed, %d degraded\n", n, time.Since(t0).Round(time.Millisecond), failed, degraded)
-	fmt.Printf("  %-14s %7s %9s %16s %9s %8s %7s\n", "engine", "share", "served", "failed attempts", "breaker", "pool", "score")
+	fmt.Fprintf(w, "\nRouting summary: %d English texts to %s in %v, %d failed%s, %d degraded\n", n, target,
+		time.Since(t0).Round(time.Millisecond), failed, reasons(failedKinds), degraded)
+	fmt.Fprintf(w, "  %-14s %7s %9s %16s %9s %8s %7s\n", "engine", "share", "served", "failed attempts", "breaker", "pool", "score")
 	st := c.Engines()
-	sort.Slice(st, func(i, j int) bool { return served[st[i].Name] > served[st[j].Name] })
+	sort.SliceStable(st, func(i, j int) bool { return served[st[i].Name] > served[st[j].Name] })
 	for _, s := range st {
-		fmt.Printf("  %-14s %6.1f%% %9d %16d %9s %8s %7.1f\n", s.Name, 100*float64(served[s.Name])/float64(max(n, 1)),
+		fmt.Fprintf(w, "  %-14s %6.1f%% %9d %16d %9s %8s %7.1f\n", s.Name, 100*float64(served[s.Name])/float64(max(n, 1)),
 			served[s.Name], failedAttempts[s.Name], s.Breaker, s.Pool, s.Score)
 	}
+}
+
+// reasons formats failure counts by kind: " (3 no_engine, 2 timeout)", "" for none.
+func reasons(kinds map[string]int) string {
+	if len(kinds) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(kinds))
+	for k := range kinds {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, k := range names {
+		parts[i] = fmt.Sprintf("%d %s", kinds[k], k)
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }
 
 type sim struct {

@@ -1,6 +1,11 @@
 // Package httpx holds the HTTP plumbing every vendor adapter shares: a default client with
-// timeouts, sending a request with transport errors classified into translate Kinds,
-// Retry-After parsing, status-to-Kind defaults and credential redaction.
+// timeouts, a redirect policy that never carries credentials or text to another host,
+// bounded response reads, transport errors classified into translate Kinds, clamped
+// Retry-After parsing, status-to-Kind defaults, redaction of credentials and customer text
+// from every message, and rotating keys.
+//
+// A vendor is untrusted: it may redirect anywhere, echo the request and the key in its
+// error messages, send an endless body or absurd headers. Everything here assumes so.
 package httpx
 
 import (
@@ -16,13 +21,30 @@ import (
 	"time"
 
 	"github.com/fanyi-go/translate"
+	"github.com/fanyi-go/translate/internal/httpx/retryafter"
 )
 
-// MaxBody is the most of a response body an adapter reads.
-const MaxBody = 32 << 20
+// MaxBody is the most of a response body an adapter reads: 8 MiB, far above any
+// translation answer (DeepL takes 128 KiB per request). A longer body is not read further:
+// Do returns a *translate.Error wrapping ErrBodyTooLarge.
+const MaxBody = 8 << 20
 
-// DefaultClient returns a new *http.Client with connection, TLS, header and overall timeouts.
-// It is never http.DefaultClient. The overall timeout is a backstop: the Client's per-attempt
+// MaxHeaderBytes is the most response header bytes DefaultClient's transport reads; more
+// fails the call as KindUnavailable. Clients passed with an adapter's WithHTTPClient keep
+// their own transport's limit (net/http's default is about 1 MiB).
+const MaxHeaderBytes = 64 << 10
+
+// ErrBodyTooLarge is the cause (Error.Err) when a response body exceeds MaxBody.
+var ErrBodyTooLarge = errors.New("response body exceeds " + strconv.Itoa(MaxBody>>20) + " MiB")
+
+// MaxRetryAfter is the longest Retry-After any vendor header can impose (5 minutes); longer
+// values are cut to it. It equals retryafter.Max, which the root package uses to clamp an
+// engine's own Error.RetryAfter.
+const MaxRetryAfter = retryafter.Max
+
+// DefaultClient returns a new *http.Client with connection, TLS, header and overall timeouts
+// and a MaxHeaderBytes limit on response headers. It is never http.DefaultClient. Adapters
+// pass it (or the caller's client) through Client, which adds the redirect policy. The overall timeout is a backstop: the Client's per-attempt
 // context deadline is normally shorter.
 func DefaultClient() *http.Client {
 	tr := &http.Transport{
@@ -31,13 +53,14 @@ func DefaultClient() *http.Client {
 			Timeout:   5 * time.Second,
 			KeepAlive: 30 * time.Second,
 		}).DialContext,
-		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          100,
-		MaxIdleConnsPerHost:   32,
-		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   5 * time.Second,
-		ResponseHeaderTimeout: 60 * time.Second,
-		ExpectContinueTimeout: time.Second,
+		ForceAttemptHTTP2:      true,
+		MaxIdleConns:           100,
+		MaxIdleConnsPerHost:    32,
+		IdleConnTimeout:        90 * time.Second,
+		TLSHandshakeTimeout:    5 * time.Second,
+		ResponseHeaderTimeout:  60 * time.Second,
+		ExpectContinueTimeout:  time.Second,
+		MaxResponseHeaderBytes: MaxHeaderBytes,
 	}
 	return &http.Client{Transport: tr, Timeout: 120 * time.Second}
 }
@@ -49,11 +72,14 @@ type Response struct {
 	Body   []byte
 }
 
-// Do sends req with hc and reads the whole body. A transport failure becomes a *translate.Error
-// for engine: KindTimeout when the attempt's deadline passed, KindCanceled when ctx was
-// canceled (wrapping ctx.Err(), so errors.Is(err, context.Canceled) holds), KindUnavailable
-// otherwise. The request URL's query (which may carry a key) and every secret are removed
-// from the error text. Any status is returned as a Response, not an error.
+// Do sends req with hc and reads the body, at most MaxBody bytes. A transport failure
+// becomes a *translate.Error for engine: KindTimeout when the attempt's deadline passed,
+// KindCanceled when ctx was canceled (wrapping ctx.Err(), so errors.Is(err, context.Canceled)
+// holds), KindUnavailable otherwise; a refused redirect (see Client) is KindUnavailable
+// wrapping a *RedirectError; a body over MaxBody is the status's Kind (KindBadOutput for a
+// 2xx) wrapping ErrBodyTooLarge. The request URL's query (which may carry a key) and every
+// secret are removed from the error text. Any status is returned as a Response, not an
+// error. secrets are the call's credentials and customer texts (see Redact).
 func Do(hc *http.Client, engine string, req *http.Request, secrets ...string) (*Response, error) {
 	ctx := req.Context()
 	resp, err := hc.Do(req)
@@ -61,15 +87,31 @@ func Do(hc *http.Client, engine string, req *http.Request, secrets ...string) (*
 		return nil, TransportError(ctx, engine, err, secrets...)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxBody))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxBody+1))
 	if err != nil {
 		return nil, TransportError(ctx, engine, err, secrets...)
 	}
-	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: body}, nil
+	r := &Response{Status: resp.StatusCode, Header: resp.Header, Body: body}
+	if len(body) > MaxBody {
+		r.Body = nil
+		kind := StatusKind(r.Status)
+		if r.Status/100 == 2 || kind == translate.KindUnknown {
+			kind = translate.KindBadOutput
+		}
+		e := Error(engine, kind, r, "response body not read past "+strconv.Itoa(MaxBody)+" bytes")
+		e.Err = ErrBodyTooLarge
+		return nil, e
+	}
+	return r, nil
 }
 
 // TransportError classifies an error from sending a request or reading its body.
 func TransportError(ctx context.Context, engine string, err error, secrets ...string) error {
+	var re *RedirectError
+	if errors.As(err, &re) && ctx.Err() == nil {
+		return &translate.Error{Kind: translate.KindUnavailable, Engine: engine, StatusCode: re.Status,
+			Message: Redact(re.Error(), secrets...), Err: ErrRedirect}
+	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		// The URL may carry a key in its query: keep scheme, host and path only.
@@ -116,39 +158,16 @@ func StatusKind(code int) translate.Kind {
 	return translate.KindUnknown
 }
 
-// RetryAfter parses a Retry-After header (delay-seconds or HTTP-date, relative to now).
-// It returns 0 when the header is absent or malformed.
+// RetryAfter parses a Retry-After header (delay-seconds or HTTP-date, relative to now)
+// within [0, MaxRetryAfter]: 0 when the header is absent, malformed ("NaN", "1e300", "-1"),
+// or in the past; MaxRetryAfter when it is longer. See retryafter.Header.
 func RetryAfter(h http.Header, now time.Time) time.Duration {
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s < 0 {
-			return 0
-		}
-		return time.Duration(s * float64(time.Second))
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		if d := t.Sub(now); d > 0 {
-			return d
-		}
-	}
-	return 0
+	return retryafter.Header(h.Get("Retry-After"), now)
 }
 
-// Redact replaces every non-empty secret in s with "[REDACTED]".
-func Redact(s string, secrets ...string) string {
-	for _, sec := range secrets {
-		if sec != "" {
-			s = strings.ReplaceAll(s, sec, "[REDACTED]")
-		}
-	}
-	return s
-}
-
-// Error builds a *translate.Error from an HTTP response: Kind, status, Retry-After and the
-// vendor's message with secrets redacted and cut to 512 bytes.
+// Error builds a *translate.Error from an HTTP response: Kind, status, Retry-After (clamped,
+// see RetryAfter) and the vendor's message with every secret removed (see Redact) and cut to
+// 512 bytes. secrets are the call's credentials and customer texts.
 func Error(engine string, kind translate.Kind, resp *Response, msg string, secrets ...string) *translate.Error {
 	e := &translate.Error{Kind: kind, Engine: engine, Message: Truncate(Redact(msg, secrets...), 512)}
 	if resp != nil {

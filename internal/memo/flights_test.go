@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -52,68 +51,76 @@ func empty(fs *Flights[key, string]) bool {
 	return true
 }
 
-// 50 concurrent identical Joins make one leader, even with 3,000 other flights in the air
-// filling every slot (the old direct-mapped table made 50 leaders here).
-func TestFlightsMergeUnderLoad(t *testing.T) {
-	var fs Flights[key, string]
-	others := make([]fl, 3000)
+func otherHash(i int) uint64 { return uint64(i) * 0x9e3779b97f4a7c15 }
+func otherKey(i int) key     { return key{fmt.Sprint("other", i), 0} }
+func otherLand(fs *Flights[key, string], others []fl, i int) {
+	fs.Land(otherHash(i), otherKey(i), &others[i], "", nil)
+}
+
+// joinOthers puts n flights of distinct keys in the air, filling every slot.
+func joinOthers(t *testing.T, fs *Flights[key, string], n int) []fl {
+	others := make([]fl, n)
 	for i := range others {
-		h := uint64(i) * 0x9e3779b97f4a7c15
-		if g, lead := fs.Join(h, key{fmt.Sprint("other", i), 0}, &others[i]); !lead || g != &others[i] {
+		if g, lead := fs.Join(otherHash(i), otherKey(i), &others[i]); !lead || g != &others[i] {
 			t.Fatalf("other flight %d did not lead", i)
 		}
 	}
-	hot := key{"hot", 0}
-	h := uint64(0x9e3779b97f4a7c15 + flightSlots) // the slot of others[1], which stays in the air
+	return others
+}
+
+// churn lands the even others and leads and lands a new flight in each one's place.
+func churn(fs *Flights[key, string], others []fl) {
+	for i := 0; i < len(others); i += 2 {
+		otherLand(fs, others, i)
+		var f fl
+		k := key{fmt.Sprint("new", i), 0}
+		fs.Join(otherHash(i), k, &f)
+		fs.Land(otherHash(i), k, &f, "", nil)
+	}
+}
+
+// 50 concurrent identical Joins make one leader, even with 3,000 other flights in the air
+// filling every slot and landing meanwhile (the old direct-mapped table made 50 leaders).
+func TestFlightsMergeUnderLoad(t *testing.T) {
+	var fs Flights[key, string]
+	others := joinOthers(t, &fs, 3000)
+	hot, h := key{"hot", 0}, otherHash(1)+flightSlots // others[1]'s slot; it stays in the air
 	flights := make([]fl, 50)
-	var leaders atomic.Int32
-	var leader *fl
-	got := make([]outcome, 50)
+	leaders := make(chan *fl, len(flights))
+	got := make([]outcome, len(flights))
 	var joined, done sync.WaitGroup
-	joined.Add(50)
+	joined.Add(len(flights))
 	for i := range flights {
 		done.Go(func() {
 			g, lead := fs.Join(h, hot, &flights[i])
 			if lead {
-				leaders.Add(1)
-				leader = g
+				leaders <- g
 			}
 			joined.Done()
-			if !lead {
-				got[i] = wait(context.Background(), g)
+			if lead {
+				return
 			}
+			got[i] = wait(context.Background(), g)
 		})
 	}
-	// Meanwhile, half of the other flights land and new ones take their place.
-	var churn sync.WaitGroup
-	churn.Go(func() {
-		for i := 0; i < len(others); i += 2 {
-			h := uint64(i) * 0x9e3779b97f4a7c15
-			k := key{fmt.Sprint("other", i), 0}
-			fs.Land(h, k, &others[i], "", nil)
-			var f fl
-			fs.Join(h, key{fmt.Sprint("new", i), 0}, &f)
-			fs.Land(h, key{fmt.Sprint("new", i), 0}, &f, "", nil)
-		}
-	})
+	churn(&fs, others)
 	joined.Wait()
-	churn.Wait()
-	if n := leaders.Load(); n != 1 {
+	if n := len(leaders); n != 1 {
 		t.Fatalf("%d leaders among 50 identical Joins, want 1", n)
 	}
-	waitFor(t, func() bool { return fs.Waiting() == 49 })
+	leader := <-leaders
+	waitFor(t, func() bool { return fs.Waiting() == len(flights)-1 })
 	fs.Land(h, hot, leader, "HOT", nil)
 	done.Wait()
 	for i := range got {
-		if &flights[i] == leader {
-			continue
-		}
-		if diff := cmp.Diff(outcome{V: "HOT"}, got[i]); diff != "" {
-			t.Errorf("follower %d (-want +got):\n%s", i, diff)
+		if &flights[i] != leader {
+			if diff := cmp.Diff(outcome{V: "HOT"}, got[i]); diff != "" {
+				t.Errorf("follower %d (-want +got):\n%s", i, diff)
+			}
 		}
 	}
 	for i := 1; i < len(others); i += 2 {
-		fs.Land(uint64(i)*0x9e3779b97f4a7c15, key{fmt.Sprint("other", i), 0}, &others[i], "", nil)
+		otherLand(&fs, others, i)
 	}
 	if !empty(&fs) {
 		t.Error("flights left in the table after every flight landed")

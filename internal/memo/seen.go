@@ -1,7 +1,6 @@
 package memo
 
 import (
-	"hash/maphash"
 	"sync"
 	"time"
 	"unsafe"
@@ -14,14 +13,15 @@ import (
 //
 // An entry is keyed by the id and the request's content hash, and lives for window after
 // it was last sent to an engine or got its outcome. Memory is bounded by count and by
-// bytes, both split evenly over seenShards shards, each a mutex, a map and a list oldest
-// first: a write drops expired entries from the list's front, then the oldest entries
-// while its shard is over a bound. An entry that alone is over its shard's byte share is
-// not remembered. So the bounds cost O(1) per write, never a sweep of the whole map.
+// bytes, both split evenly over seenShards shards, each a mutex and two generations of
+// entries: writes go to the current one, which becomes the previous one when it is a
+// window old or holds half its shard's bounds, and the previous one is then dropped
+// whole, oldest entries first. Entries written again move to the current generation. So
+// expiry and the bounds cost O(1) per write: no sweep of a map, no list, no deletes. An
+// entry that alone is over half its shard's byte share is not remembered.
 type Seen[V any] struct {
 	window int64
 	size   func(V) int64
-	seed   maphash.Seed
 	shards [seenShards]seenShard[V]
 }
 
@@ -29,12 +29,18 @@ const seenShards = 16
 
 type seenShard[V any] struct {
 	mu         sync.Mutex
-	m          map[seenKey]*seenEntry[V]
-	head, tail *seenEntry[V] // oldest first
-	bytes      int64
-	maxEntries int
-	maxBytes   int64
+	cur, prev  seenGen[V]
+	maxEntries int      // of a generation
+	maxBytes   int64    // of a generation
 	_          [64]byte // keep shards' locks apart
+}
+
+// seenGen is a generation of entries: those written from start until the next one began.
+type seenGen[V any] struct {
+	m      map[seenKey]*seenEntry[V]
+	start  int64 // unix nanos when it became the current generation
+	newest int64 // the latest entry's at
+	bytes  int64
 }
 
 type seenKey struct {
@@ -43,14 +49,12 @@ type seenKey struct {
 }
 
 type seenEntry[V any] struct {
-	key        seenKey
-	prev, next *seenEntry[V]
-	at         int64  // unix nanos of the last Claim or of the outcome
-	engines    uint64 // bit i: engine i has had the id (engines >= 63 share bit 63)
-	hasAnswer  bool
-	v          V
-	err        error
-	bytes      int64
+	at        int64  // unix nanos of the last Claim or of the outcome
+	engines   uint64 // bit i: engine i has had the id (engines >= 63 share bit 63)
+	bytes     int64
+	hasAnswer bool
+	v         V
+	err       error
 }
 
 // errBytes is what a remembered error is counted as.
@@ -58,15 +62,14 @@ const errBytes = 64
 
 // NewSeen returns a Seen that remembers ids for window and holds at most maxEntries
 // entries and maxBytes bytes: each entry counts its id, size of its answer (size may be
-// nil: answers count 0) and a fixed overhead for its bookkeeping. Bounds below the shard
-// count are raised to one entry (or one overhead) per shard.
+// nil: answers count 0) and a fixed overhead for its bookkeeping. Bounds too small for
+// two entries a shard are raised to that.
 func NewSeen[V any](window time.Duration, maxEntries int, maxBytes int64, size func(V) int64) *Seen[V] {
-	s := &Seen[V]{window: int64(window), size: size, seed: maphash.MakeSeed()}
+	s := &Seen[V]{window: int64(window), size: size}
 	for i := range s.shards {
 		sh := &s.shards[i]
-		sh.m = map[seenKey]*seenEntry[V]{}
-		sh.maxEntries = max((maxEntries+seenShards-1)/seenShards, 1)
-		sh.maxBytes = max((maxBytes+seenShards-1)/seenShards, entryOverhead[V]())
+		sh.maxEntries = max(maxEntries/(2*seenShards), 1)
+		sh.maxBytes = max(maxBytes/(2*seenShards), entryOverhead[V]())
 	}
 	return s
 }
@@ -74,11 +77,13 @@ func NewSeen[V any](window time.Duration, maxEntries int, maxBytes int64, size f
 // entryOverhead is the bookkeeping an entry costs besides its id and answer: the entry and
 // its map slot.
 func entryOverhead[V any]() int64 {
-	return int64(unsafe.Sizeof(seenEntry[V]{})) + int64(unsafe.Sizeof(seenKey{})) + 24
+	return int64(unsafe.Sizeof(seenEntry[V]{})) + int64(unsafe.Sizeof(seenKey{})) + 16
 }
 
+// shard picks id's shard by the content hash alone: hashing the id too would cost a pass
+// over it, and a flood of ids evicts entries in every shard either way.
 func (s *Seen[V]) shard(id string, h uint64) *seenShard[V] {
-	return &s.shards[(maphash.String(s.seed, id)^h)%seenShards]
+	return &s.shards[(h^h>>32)%seenShards]
 }
 
 func engineBit(engine int) uint64 {
@@ -93,9 +98,10 @@ func engineBit(engine int) uint64 {
 // there. Engines are small indexes; 63 and above share one mark, and negative ones too.
 func (s *Seen[V]) Claim(id string, h uint64, engine int, now int64) bool {
 	sh := s.shard(id, h)
+	k := seenKey{id, h}
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	e := sh.entry(seenKey{id, h}, now, s.window, true)
+	e := sh.entry(k, now, s.window, true)
 	if e == nil {
 		return true // too big to remember
 	}
@@ -104,7 +110,7 @@ func (s *Seen[V]) Claim(id string, h uint64, engine int, now int64) bool {
 		return false
 	}
 	e.engines |= bit
-	sh.touch(e, now)
+	sh.update(k, e, 0, now)
 	return true
 }
 
@@ -115,14 +121,15 @@ func (s *Seen[V]) Answer(id string, h uint64, v V, now int64) {
 		n = s.size(v) // before the lock: no caller code runs under it
 	}
 	sh := s.shard(id, h)
+	k := seenKey{id, h}
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	e := sh.entry(seenKey{id, h}, now, s.window, true)
+	e := sh.entry(k, now, s.window, true)
 	if e == nil || e.hasAnswer {
 		return
 	}
 	e.v, e.hasAnswer = v, true
-	sh.grow(e, n, now)
+	sh.update(k, e, n, now)
 }
 
 // Fail records err as the id's first error unless it has an answer or an error already.
@@ -131,14 +138,15 @@ func (s *Seen[V]) Fail(id string, h uint64, err error, now int64) {
 		return
 	}
 	sh := s.shard(id, h)
+	k := seenKey{id, h}
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	e := sh.entry(seenKey{id, h}, now, s.window, true)
+	e := sh.entry(k, now, s.window, true)
 	if e == nil || e.hasAnswer || e.err != nil {
 		return
 	}
 	e.err = err
-	sh.grow(e, errBytes, now)
+	sh.update(k, e, errBytes, now)
 }
 
 // Lookup returns what is known of id within the window: its answer if any, its first
@@ -161,96 +169,92 @@ func (s *Seen[V]) Len() int {
 	for i := range s.shards {
 		sh := &s.shards[i]
 		sh.mu.Lock()
-		n += len(sh.m)
+		n += len(sh.cur.m) + len(sh.prev.m)
 		sh.mu.Unlock()
 	}
 	return n
 }
 
 // entry returns k's entry within the window, or, when create is set, a new one; nil when
-// there is none, or a new one would alone be over the shard's byte share. Writes (create
-// set) first drop the expired entries at the list's front.
+// there is none, or a new one would alone be over a generation's byte share. Writes
+// (create set) first retire generations past the window, and move the entry to the
+// current generation.
 func (sh *seenShard[V]) entry(k seenKey, now, window int64, create bool) *seenEntry[V] {
 	if create {
-		for sh.head != nil && now-sh.head.at >= window {
-			sh.drop(sh.head)
-		}
+		sh.expire(now, window)
 	}
-	e := sh.m[k]
+	g := &sh.cur
+	e := g.m[k]
+	if e == nil {
+		g = &sh.prev
+		e = g.m[k]
+	}
 	if e != nil && now-e.at >= window {
-		sh.drop(e)
+		if !create {
+			return nil
+		}
+		g.drop(k, e)
 		e = nil
 	}
-	if e != nil || !create {
+	if !create || (e != nil && g == &sh.cur) {
 		return e
 	}
-	e = &seenEntry[V]{key: k, at: now, bytes: entryOverhead[V]() + int64(len(k.id))}
-	if e.bytes > sh.maxBytes {
-		return nil
+	if e != nil {
+		sh.prev.drop(k, e)
+	} else {
+		e = &seenEntry[V]{at: now, bytes: entryOverhead[V]() + int64(len(k.id))}
+		if e.bytes > sh.maxBytes {
+			return nil
+		}
 	}
-	sh.m[k] = e
-	sh.bytes += e.bytes
-	sh.push(e)
-	sh.evict(e)
+	if len(sh.cur.m) >= sh.maxEntries || sh.cur.bytes+e.bytes > sh.maxBytes {
+		sh.shift(now)
+	}
+	sh.cur.m[k] = e
+	sh.cur.bytes += e.bytes
+	sh.cur.newest = max(sh.cur.newest, e.at)
 	return e
 }
 
-// grow counts n more bytes for e and keeps the shard within its bounds; an entry that
-// alone is over the byte share is dropped.
-func (sh *seenShard[V]) grow(e *seenEntry[V], n, now int64) {
+// expire retires the generations whose entries are all past the window: the current one
+// when its newest entry is, and the previous one when the current one is a window old
+// (the previous one's entries are older than the current one's start).
+func (sh *seenShard[V]) expire(now, window int64) {
+	switch {
+	case sh.cur.m == nil || now-sh.cur.newest >= window:
+		sh.prev = seenGen[V]{}
+		sh.cur = seenGen[V]{m: map[seenKey]*seenEntry[V]{}, start: now}
+	case now-sh.cur.start >= window:
+		sh.shift(now)
+	}
+}
+
+// shift drops the previous generation and starts a new current one, sized like the last.
+func (sh *seenShard[V]) shift(now int64) {
+	sh.prev = sh.cur
+	sh.cur = seenGen[V]{m: make(map[seenKey]*seenEntry[V], len(sh.prev.m)), start: now}
+}
+
+// update counts n more bytes for e, which is in the current generation, and restarts its
+// window; an entry that alone is over a generation's byte share is dropped, and a
+// generation over it is shifted.
+func (sh *seenShard[V]) update(k seenKey, e *seenEntry[V], n, now int64) {
 	e.bytes += n
-	sh.bytes += n
-	if e.bytes > sh.maxBytes {
-		sh.drop(e)
-		return
-	}
-	sh.touch(e, now)
-	sh.evict(e)
-}
-
-// evict drops the oldest entries, never keep, while the shard is over a bound.
-func (sh *seenShard[V]) evict(keep *seenEntry[V]) {
-	for sh.head != keep && (len(sh.m) > sh.maxEntries || sh.bytes > sh.maxBytes) {
-		sh.drop(sh.head)
-	}
-}
-
-// touch restarts e's window at now and moves it to the list's back.
-func (sh *seenShard[V]) touch(e *seenEntry[V], now int64) {
+	sh.cur.bytes += n
 	e.at = max(e.at, now)
-	if sh.tail == e {
+	sh.cur.newest = max(sh.cur.newest, e.at)
+	if e.bytes > sh.maxBytes {
+		sh.cur.drop(k, e)
 		return
 	}
-	sh.unlink(e)
-	sh.push(e)
+	if sh.cur.bytes > sh.maxBytes {
+		sh.shift(now) // e stays current; the rest moves to prev
+		sh.prev.drop(k, e)
+		sh.cur.m[k], sh.cur.bytes = e, e.bytes
+	}
 }
 
-func (sh *seenShard[V]) drop(e *seenEntry[V]) {
-	delete(sh.m, e.key)
-	sh.bytes -= e.bytes
-	sh.unlink(e)
-}
-
-func (sh *seenShard[V]) push(e *seenEntry[V]) {
-	e.prev, e.next = sh.tail, nil
-	if sh.tail != nil {
-		sh.tail.next = e
-	} else {
-		sh.head = e
-	}
-	sh.tail = e
-}
-
-func (sh *seenShard[V]) unlink(e *seenEntry[V]) {
-	if e.prev != nil {
-		e.prev.next = e.next
-	} else {
-		sh.head = e.next
-	}
-	if e.next != nil {
-		e.next.prev = e.prev
-	} else {
-		sh.tail = e.prev
-	}
-	e.prev, e.next = nil, nil
+func (g *seenGen[V]) drop(k seenKey, e *seenEntry[V]) {
+	delete(g.m, k)
+	g.bytes -= e.bytes
 }

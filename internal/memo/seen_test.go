@@ -207,7 +207,13 @@ func TestSeenBoundedByBytes(t *testing.T) {
 	}
 	var total int64
 	for i := range s.shards {
-		total += s.shards[i].bytes
+		sh := &s.shards[i]
+		for _, g := range []*seenGen[string]{&sh.cur, &sh.prev} {
+			if g.bytes > sh.maxBytes {
+				t.Errorf("shard %d: a generation counts %d bytes, over its share %d", i, g.bytes, sh.maxBytes)
+			}
+			total += g.bytes
+		}
 	}
 	if total > maxBytes {
 		t.Errorf("entries count %d bytes, want at most %d", total, maxBytes)

@@ -243,6 +243,11 @@ func FuzzSplit(f *testing.F) {
 		{"   \t\n  ", 2},
 		{"word" + strings.Repeat("x", 100), 7},
 		{"He said \"Stop.\" Then.", 6},
+		{"Hi {user.first_name}, see <a href=\"/x y\">this</a>.", 9},
+		{"{{ count }} {{ count }} {{ count }}", 4},
+		{"<b>" + strings.Repeat("x", 70) + "</b>", 16},
+		{"a,b;c:d。e，f、g", 2},
+		{"\u00a0\u3000lead and trail\u3000\u00a0", 5},
 	}
 	for _, s := range seeds {
 		f.Add(s.text, s.max)

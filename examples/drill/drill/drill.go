@@ -354,12 +354,20 @@ func do(ctx context.Context, client *translate.Client, t0 time.Time, i int, dead
 		q.Err = translate.KindOf(err)
 		var te *translate.Error
 		if errors.As(err, &te) {
-			q.Attempts = len(te.Attempts)
+			q.Attempts, q.Tried = len(te.Attempts), engines(te.Attempts)
 		}
 		return q
 	}
-	q.OK, q.Engine, q.Cost, q.Attempts = true, res.Engine, res.Cost, len(res.Attempts)
+	q.OK, q.Engine, q.Cost, q.Attempts, q.Tried = true, res.Engine, res.Cost, len(res.Attempts), engines(res.Attempts)
 	return q
+}
+
+func engines(as []translate.Attempt) []string {
+	out := make([]string, len(as))
+	for i, a := range as {
+		out[i] = a.Engine
+	}
+	return out
 }
 
 // inject applies cfg's fault and returns the name of the engine it hit.

@@ -40,6 +40,17 @@ type Request struct {
 	Engine   string         // the engine that answered, when OK
 	Cost     float64        // credits charged
 	Attempts int            // engine calls and skipped engines
+	Tried    []string       // the engine of each attempt, in order
+}
+
+// tried reports whether q made an attempt on engine.
+func (q *Request) tried(engine string) bool {
+	for _, e := range q.Tried {
+		if e == engine {
+			return true
+		}
+	}
+	return false
 }
 
 // Call is one call the Client made to an engine, as the engine saw it.
@@ -217,6 +228,21 @@ func (r *Report) breakerAt(engine string, t time.Duration) translate.BreakerStat
 		}
 	}
 	return s
+}
+
+// steadyOpen reports whether engine's breaker was open from t to u with no transition in
+// between: a request that ran from t to u then could not be routed to the engine, not even
+// for a half-open trial.
+func (r *Report) steadyOpen(engine string, t, u time.Duration) bool {
+	if r.breakerAt(engine, t) != translate.BreakerOpen {
+		return false
+	}
+	for _, tr := range r.Transitions {
+		if tr.Engine == engine && tr.At > t && tr.At <= u {
+			return false
+		}
+	}
+	return true
 }
 
 // firstOpen returns when engine's breaker first opened at or after t.

@@ -87,7 +87,10 @@ func WriteSVG(w io.Writer, r *Report) error {
 	ew.printf("<title>%s</title>\n", esc(title))
 	ew.printf(`<rect width="%d" height="%d" fill="#ffffff"/>`+"\n", chartW, height)
 	ew.printf(`<text x="%d" y="28" font-size="17" font-weight="bold">%s</text>`+"\n", plotL, esc(title))
-	ew.printf(`<text x="%d" y="50" font-size="13" fill="#444444">%s</text>`+"\n", plotL, esc(sub))
+	ew.printf(`<text x="%d" y="48" font-size="13" fill="#444444">%s</text>`+"\n", plotL, esc(sub))
+	if note := failureNote(r, ok); note != "" {
+		ew.printf(`<text class="verdict-note" x="%d" y="66" font-size="12" fill="#8c564b">%s</text>`+"\n", plotL, esc(note))
+	}
 
 	// Breaker stretches, shaded across the plot.
 	intervals := r.BreakerIntervals()
@@ -129,8 +132,12 @@ func WriteSVG(w io.Writer, r *Report) error {
 	for t := time.Duration(0); t <= span; t += step {
 		ew.printf(`<text x="%.1f" y="%d" text-anchor="middle">%gs</text>`+"\n", x(t), plotB+16, t.Seconds())
 	}
-	ew.printf(`<text x="%d" y="%d" text-anchor="middle" transform="rotate(-90 %d %d)">traffic share (engine calls)</text>`+"\n",
-		18, (plotT+plotB)/2, 18, (plotT+plotB)/2)
+	leftTitle := "traffic share (engine calls)"
+	if r.Budget > 0 {
+		leftTitle = "share of engine calls; % of the budget spent"
+	}
+	ew.printf(`<text x="%d" y="%d" text-anchor="middle" transform="rotate(-90 %d %d)">%s</text>`+"\n",
+		18, (plotT+plotB)/2, 18, (plotT+plotB)/2, leftTitle)
 	ew.printf(`<text x="%d" y="%d" text-anchor="middle" transform="rotate(90 %d %d)">p99 latency (right axis)</text>`+"\n",
 		chartW-22, (plotT+plotB)/2, chartW-22, (plotT+plotB)/2)
 	ew.printf(`<text x="%d" y="%d" text-anchor="middle">time since start</text>`+"\n", (plotL+plotR)/2, plotB+32)
@@ -174,12 +181,18 @@ func WriteSVG(w io.Writer, r *Report) error {
 		ew.printf(`<path class="failed" fill="#d62728" fill-opacity="0.25" stroke="none" d="%s"/>`+"\n", d.String())
 	}
 	if r.Budget > 0 {
+		// Against the left axis, as a share of the budget: 100% is the top of the plot. The
+		// label at its end says so, since the right axis beside it is latency.
 		var d strings.Builder
 		fmt.Fprintf(&d, "M%.1f %d ", x(0), plotB)
+		last := 0.0
 		for _, b := range bins {
-			fmt.Fprintf(&d, "L%.1f %.1f ", x(b.Start+b.Width), yShare(math.Min(1, b.Spent/r.Budget)))
+			last = math.Min(1, b.Spent/r.Budget)
+			fmt.Fprintf(&d, "L%.1f %.1f ", x(b.Start+b.Width), yShare(last))
 		}
 		ew.printf(`<path class="budget" fill="none" stroke="#8c564b" stroke-width="2" stroke-dasharray="8 3" d="%s"/>`+"\n", strings.TrimSpace(d.String()))
+		ew.printf(`<text class="budget-label" x="%.1f" y="%.1f" text-anchor="end" fill="#8c564b" font-size="11" %s>budget spent: %.0f%% of %.4g credits (left axis)</text>`+"\n",
+			x(span)-4, yShare(last)+14, halo, 100*last, r.Budget)
 	}
 
 	// p99 latency per second, as steps: right axis.
@@ -220,7 +233,7 @@ func WriteSVG(w io.Writer, r *Report) error {
 		fx := x(r.FaultAt)
 		ew.printf(`<line class="fault" x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#d62728" stroke-width="1.5" stroke-dasharray="6 4"/>`+"\n",
 			fx, plotT-6, fx, plotB)
-		ew.printf(`<text x="%.1f" y="%d" fill="#d62728" %s>fault: %s</text>`+"\n", fx+4, plotT-8, halo, esc(r.Target+" "+faultWord(r.Config.Scenario)))
+		ew.printf(`<text x="%.1f" y="%d" fill="#d62728" %s>fault: %s</text>`+"\n", fx+4, plotT+14, halo, esc(r.Target+" "+faultWord(r.Config.Scenario)))
 	}
 
 	// One lane per engine under the plot: its breaker's open and half-open stretches.
@@ -267,10 +280,30 @@ func WriteSVG(w io.Writer, r *Report) error {
 	}
 	if r.Budget > 0 {
 		ew.printf(`<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#8c564b" stroke-width="2" stroke-dasharray="8 3"/>`+"\n", lx, ly-4, lx+22, ly-4)
-		ew.printf(`<text x="%d" y="%d">budget spent</text>`+"\n", lx+28, ly)
+		ew.printf(`<text x="%d" y="%d">budget spent (left axis)</text>`+"\n", lx+28, ly)
 	}
 	ew.printf("</g>\n</svg>\n")
 	return ew.err
+}
+
+// failureNote explains failed requests under the title, so that a PASS beside them is not
+// misread: in QuotaOut, requests refused for the budget are the expected outcome.
+func failureNote(r *Report, ok bool) string {
+	failed := failures(r.Requests)
+	if len(failed) == 0 {
+		return ""
+	}
+	budget := 0
+	for _, q := range failed {
+		if q.Err == translate.KindBudgetExceeded {
+			budget++
+		}
+	}
+	if r.Config.Scenario == QuotaOut && budget == len(failed) && ok {
+		return fmt.Sprintf("%d of %d requests refused with budget_exceeded: expected (paid engines took the free engine's traffic until the budget ran out)",
+			len(failed), len(r.Requests))
+	}
+	return fmt.Sprintf("%d of %d requests failed%s", len(failed), len(r.Requests), kinds(failed))
 }
 
 func (r *Report) color(engine string) string {

@@ -1,0 +1,585 @@
+package translate
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// cfgEngine is the engine of the "cfgtest" type registered for these tests.
+type cfgEngine struct {
+	name     string
+	settings map[string]string
+}
+
+func (e *cfgEngine) Name() string { return e.name }
+func (e *cfgEngine) Translate(_ context.Context, req *EngineRequest) (*EngineResult, error) {
+	return &EngineResult{Texts: append([]string(nil), req.Texts...)}, nil
+}
+
+// Profile is the base the file's profile is put over.
+func (e *cfgEngine) Profile() Profile {
+	return Profile{Quality: 70, Class: ClassFree, CostPerMillion: 5, Timeout: 3 * time.Second, MaxTexts: 10}
+}
+
+var registerTestTypes = sync.OnceFunc(func() {
+	RegisterEngineType("cfgtest", func(ec EngineConfig) (Engine, error) {
+		for k := range ec.Settings {
+			switch k {
+			case "key", "base_url":
+			case "fail":
+				return nil, errors.New("cannot build")
+			case "panic":
+				panic("boom " + ec.Settings["key"])
+			case "nil":
+				return nil, nil
+			case "rename":
+				return &cfgEngine{name: ec.Settings[k]}, nil
+			default:
+				return nil, &Error{Kind: KindInvalidInput, Message: "settings." + k + ": unknown setting"}
+			}
+		}
+		name := ec.Name
+		if name == "" {
+			name = "cfgtest"
+		}
+		return &cfgEngine{name: name, settings: ec.Settings}, nil
+	})
+})
+
+// sample is the design's sample file, on the test engine type.
+const sample = `{
+  "_comment": "the design's sample",
+  "deadline": "8s",
+  "engines": [
+    {"name": "deepl", "type": "cfgtest", "settings": {"key": "env:CFGTEST_KEY"},
+     "profile": {"quality": 92, "class": "standard", "cost_per_million": 20, "timeout": "6s",
+                 "rate_limit": 50, "quota": 500000, "region": "eu", "canary": 0}},
+    {"name": "libre", "type": "cfgtest", "settings": {"base_url": "http://127.0.0.1:5000"},
+     "profile": {"class": "free", "fallback_only": true, "scene_quality": {"legal": 95, "chat": 60}}}
+  ],
+  "retry":   {"per_engine": 2, "backoff": "200ms", "max_attempts": 3, "max_switches": 2},
+  "breaker": {"window": 40, "min_calls": 20, "failure_ratio": 0.5, "cooldown": "10s",
+              "half_open_calls": 5, "per_scene": false},
+  "routing": {"weights": {"quality": 0.4, "availability": 0.25, "speed": 0.2, "cost": 0.15},
+              "temperature": 0, "min_health": 0.8, "sticky": false, "health_every": "10s",
+              "legal_min_quality": 90, "chat_max_latency": "3s"},
+  "budget":  {"daily": 50, "economy_at": 0.8},
+  "cache":   {"entries": 10000, "ttl": "24h"},
+  "probes":  {"interval": "30s", "text": "hello", "source": "en", "target": "es",
+              "expect": {"deepl": ["hola"]}, "failures": 3}
+}`
+
+// bit returns the given-mask bits of the named Profile fields.
+func bit(t *testing.T, fields ...string) uint64 {
+	t.Helper()
+	var m uint64
+	for _, f := range fields {
+		sf, ok := profileType.FieldByName(f)
+		if !ok {
+			t.Fatalf("no Profile field %s", f)
+		}
+		m |= 1 << sf.Index[0]
+	}
+	return m
+}
+
+func TestParseConfigSample(t *testing.T) {
+	registerTestTypes()
+	t.Setenv("CFGTEST_KEY", "s3cret-value")
+	cfg, err := ParseConfig([]byte(sample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &Config{
+		Deadline: 8 * time.Second,
+		Engines: []EngineConfig{
+			{Name: "deepl", Type: "cfgtest", Settings: map[string]string{"key": "env:CFGTEST_KEY"},
+				Profile: Profile{Quality: 92, Class: ClassStandard, CostPerMillion: 20, Timeout: 6 * time.Second,
+					RateLimit: 50, Quota: 500000, Region: "eu"},
+				given: bit(t, "Quality", "Class", "CostPerMillion", "Timeout", "RateLimit", "Quota", "Region", "Canary")},
+			{Name: "libre", Type: "cfgtest", Settings: map[string]string{"base_url": "http://127.0.0.1:5000"},
+				Profile: Profile{Class: ClassFree, FallbackOnly: true, SceneQuality: map[Scene]float64{SceneLegal: 95, SceneChat: 60}},
+				given:   bit(t, "Class", "FallbackOnly", "SceneQuality")},
+		},
+		Retry:   RetryPolicy{PerEngine: 2, Backoff: 200 * time.Millisecond, MaxAttempts: 3, MaxSwitches: 2},
+		Breaker: BreakerPolicy{Window: 40, MinCalls: 20, FailureRatio: 0.5, Cooldown: 10 * time.Second, HalfOpenCalls: 5},
+		Routing: RoutingPolicy{Weights: Weights{Quality: 0.4, Availability: 0.25, Speed: 0.2, Cost: 0.15},
+			MinHealth: 0.8, HealthEvery: 10 * time.Second, LegalMinQuality: 90, ChatMaxLatency: 3 * time.Second},
+		Budget: Budget{Daily: 50, EconomyAt: 0.8},
+		Cache:  CacheConfig{Entries: 10000, TTL: 24 * time.Hour},
+		Probes: &ProbePolicy{Interval: 30 * time.Second, Text: "hello", Source: "en", Target: "es",
+			Expect: map[string][]string{"deepl": {"hola"}}, Failures: 3},
+	}
+	if diff := cmp.Diff(want, cfg, cmp.AllowUnexported(EngineConfig{})); diff != "" {
+		t.Errorf("ParseConfig(sample) mismatch (-want +got):\n%s", diff)
+	}
+	out, err := cfg.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(out), "s3cret-value") || !strings.Contains(string(out), `"env:CFGTEST_KEY"`) {
+		t.Errorf("MarshalJSON = %s; want the env reference, not the secret", out)
+	}
+}
+
+// TestParseConfigErrors has one case per validation rule: each error names the JSON path.
+func TestParseConfigErrors(t *testing.T) {
+	registerTestTypes()
+	t.Setenv("CFGTEST_KEY", "k")
+	t.Setenv("CFGTEST_EMPTY", "")
+	const eng = `{"name":"a","type":"cfgtest"}`
+	doc := func(body string) string { return `{"engines":[` + eng + `]` + body + `}` }
+	prof := func(p string) string {
+		return `{"engines":[` + eng + `,{"name":"b","type":"cfgtest","profile":{` + p + `}}]}`
+	}
+	for _, tc := range []struct{ in, want string }{
+		// syntax, shape and types
+		{``, "config: empty"},
+		{`{"engines": [}`, "config: line 1, column 14: invalid JSON"},
+		{"{\n  \"deadline\": \"8s\",,\n}", "config: line 2, column 20: invalid JSON"},
+		{`{} {}`, "config: line 1, column 4: invalid JSON"},
+		{`[]`, "config: must be an object"},
+		{`{"engins": []}`, "engins: unknown field (known: deadline, engines, retry, breaker, routing, budget, cache, probes)"},
+		{doc(`,"deadline":"8s","deadline":"9s"`), "deadline: given twice"},
+		{doc(`,"retry":null`), "retry: must not be null"},
+		{doc(`,"deadline":8`), `deadline: must be a duration string such as "8s"`},
+		{doc(`,"deadline":"8 seconds"`), `deadline: must be a duration such as "8s" or "250ms"`},
+		{doc(`,"breaker":{"window":40.5}`), "breaker.window: must be an integer"},
+		{doc(`,"breaker":{"window":"40"}`), "breaker.window: must be an integer"},
+		{doc(`,"breaker":{"window":1e30}`), "breaker.window: must be an integer"},
+		{doc(`,"breaker":{"failure_ratio":"0.5"}`), "breaker.failure_ratio: must be a number"},
+		{doc(`,"routing":{"sticky":"yes"}`), "routing.sticky: must be true or false"},
+		{doc(`,"routing":{"weights":[]}`), "routing.weights: must be an object"},
+		{doc(`,"probes":{"text":1}`), "probes.text: must be a string"},
+		{doc(`,"probes":{"expect":{"a":"hola"}}`), "probes.expect.a: must be an array"},
+		{doc(`,"cache":{"_comment":1}`), "cache._comment: must be a string or an array of strings"},
+		{`{"engines":[{"name":"a","type":"cfgtest","settings":{"key":1}}]}`, "engines[0].settings.key: must be a string"},
+		{`{"engines":[{"name":"a","type":"cfgtest","profile":{"qualty":1}}]}`, "engines[0].profile.qualty: unknown field"},
+		{`{"engines":[{"name":"a","type":"cfgtest","extra":1}]}`, "engines[0].extra: unknown field"},
+		{`{"engines":{}}`, "engines: must be an array"},
+		// New's top-level rules
+		{`{}`, "engines: at least one engine is required"},
+		{`{"engines":[]}`, "engines: at least one engine is required"},
+		{doc(`,"deadline":"-1s"`), "deadline: must be positive"},
+		{doc(`,"cache":{"entries":-1}`), "cache.entries: must not be negative"},
+		{doc(`,"cache":{"ttl":"-1h"}`), "cache.ttl: must not be negative"},
+		{doc(`,"budget":{"daily":-1}`), "budget.daily: must not be negative"},
+		{doc(`,"budget":{"economy_at":1.5}`), "budget.economy_at: must be within 0..1"},
+		// RetryPolicy.validate
+		{doc(`,"retry":{"per_engine":-1}`), "retry.per_engine: must not be negative"},
+		{doc(`,"retry":{"backoff":"-1ms"}`), "retry.backoff: must not be negative"},
+		{doc(`,"retry":{"max_attempts":-1}`), "retry.max_attempts: must not be negative"},
+		{doc(`,"retry":{"max_switches":-1}`), "retry.max_switches: must not be negative"},
+		// BreakerPolicy.validate, the seed's incident first
+		{doc(`,"breaker":{"failure_ratio":0.1}`), "breaker.failure_ratio: must be within 0.2..0.9"},
+		{doc(`,"breaker":{"failure_ratio":0.95}`), "breaker.failure_ratio: must be within 0.2..0.9"},
+		{doc(`,"breaker":{"window":-1}`), "breaker.window: must not be negative"},
+		{doc(`,"breaker":{"min_calls":-1}`), "breaker.min_calls: must not be negative"},
+		{doc(`,"breaker":{"cooldown":"-1s"}`), "breaker.cooldown: must not be negative"},
+		{doc(`,"breaker":{"half_open_calls":-1}`), "breaker.half_open_calls: must not be negative"},
+		{doc(`,"breaker":{"window":10,"min_calls":20}`), "breaker.min_calls: must not exceed Window"},
+		// RoutingPolicy.validate and Weights.validate
+		{doc(`,"routing":{"weights":{"quality":0.6,"availability":0.2,"speed":0.1,"cost":0.1}}`), "routing.weights.quality: must be within 0..0.5"},
+		{doc(`,"routing":{"weights":{"quality":0.3,"availability":0.2,"speed":0.1,"cost":0.4}}`), "routing.weights.cost: must be at most 0.3"},
+		{doc(`,"routing":{"weights":{"quality":0.4,"availability":0.2,"speed":0.1,"cost":0.1}}`), "routing.weights: must sum to 1"},
+		{doc(`,"routing":{"weights":{"speed":-0.1}}`), "routing.weights.speed: must be within 0..0.5"},
+		{doc(`,"routing":{"temperature":-1}`), "routing.temperature: must not be negative"},
+		{doc(`,"routing":{"min_health":1.5}`), "routing.min_health: must be within 0..1"},
+		{doc(`,"routing":{"health_every":"-1s"}`), "routing.health_every: must not be negative"},
+		{doc(`,"routing":{"legal_min_quality":101}`), "routing.legal_min_quality: must be within 0..100"},
+		{doc(`,"routing":{"chat_max_latency":"-1s"}`), "routing.chat_max_latency: must not be negative"},
+		// ProbePolicy.validate, and expectations for engines the file does not have
+		{doc(`,"probes":{"interval":"-1s"}`), "probes.interval: must not be negative"},
+		{doc(`,"probes":{"failures":-1}`), "probes.failures: must not be negative"},
+		{doc(`,"probes":{"text":"   "}`), "probes.text: must not be blank"},
+		{doc(`,"probes":{"source":"not a tag!"}`), "probes.source: is not a valid BCP 47 tag"},
+		{doc(`,"probes":{"target":"!!"}`), "probes.target: is not a valid BCP 47 tag"},
+		{doc(`,"probes":{"source":"es","target":"es"}`), "probes.target: is the same language as Source"},
+		{doc(`,"probes":{"expect":{"nobody":["x"]}}`), "probes.expect.nobody: no engine has this name"},
+		// engines: type, settings, build, names
+		{`{"engines":[{"name":"a"}]}`, "engines[0].type: is required"},
+		{`{"engines":[{"name":"a","type":"nosuch"}]}`, `engines[0].type: unknown engine type "nosuch" (registered: `},
+		{`{"engines":[{"name":"a","type":"deepl"}]}`, `engines[0].type: unknown engine type "deepl"`},
+		{`{"engines":[{"name":"a","type":"cfgtest","settings":{"key":"env:CFGTEST_UNSET"}}]}`, "engines[0].settings.key: environment variable CFGTEST_UNSET is not set"},
+		{`{"engines":[{"name":"a","type":"cfgtest","settings":{"key":"env:CFGTEST_EMPTY"}}]}`, "engines[0].settings.key: environment variable CFGTEST_EMPTY is empty"},
+		{`{"engines":[{"name":"a","type":"cfgtest","settings":{"key":"env:"}}]}`, `engines[0].settings.key: "env:" needs a variable name`},
+		{`{"engines":[` + eng + `,{"name":"b","type":"cfgtest","settings":{"nope":"1"}}]}`, "engines[1].settings.nope: unknown setting"},
+		{`{"engines":[{"name":"a","type":"cfgtest","settings":{"fail":"1"}}]}`, "engines[0].type cfgtest: cannot build"},
+		{`{"engines":[{"name":"a","type":"cfgtest","settings":{"panic":"1","key":"env:CFGTEST_KEY"}}]}`, `engines[0].type: engine type "cfgtest" panicked while building the engine`},
+		{`{"engines":[{"name":"a","type":"cfgtest","settings":{"nil":"1"}}]}`, `engines[0].type: engine type "cfgtest" built a nil engine`},
+		{`{"engines":[{"name":"a","type":"cfgtest","settings":{"rename":"b"}}]}`, `engines[0].name: engine type "cfgtest" named its engine "b"`},
+		{`{"engines":[{"type":"cfgtest","settings":{"rename":""}}]}`, `engines[0].name: engine type "cfgtest" built *translate.cfgEngine with an empty name`},
+		{`{"engines":[` + eng + `,` + eng + `]}`, `engines[1].name: duplicate engine name "a" (also engines[0])`},
+		{`{"engines":[{"type":"cfgtest"},{"type":"cfgtest"}]}`, `engines[1].name: duplicate engine name "cfgtest" (also engines[0])`},
+		// the profile: newEngine's rules
+		{prof(`"quality":101`), "engines[1].profile.quality: must be within 0..100"},
+		{prof(`"quality":-1`), "engines[1].profile.quality: must be within 0..100"},
+		{prof(`"cost_per_million":-1`), "engines[1].profile.cost_per_million: must not be negative"},
+		{prof(`"class":"gold"`), `engines[1].profile.class: must be "free", "standard" or "premium"`},
+		{prof(`"class":2`), `engines[1].profile.class: must be "free", "standard" or "premium"`},
+		{prof(`"timeout":"-1s"`), "engines[1].profile.timeout: must not be negative"},
+		{prof(`"rate_limit":-1`), "engines[1].profile.rate_limit: must not be negative"},
+		{prof(`"burst":-1`), "engines[1].profile.burst: must not be negative"},
+		{prof(`"max_concurrency":-1`), "engines[1].profile.max_concurrency: must not be negative"},
+		{prof(`"quota":-1`), "engines[1].profile.quota: must not be negative"},
+		{prof(`"quota_period":"-1h"`), "engines[1].profile.quota_period: must not be negative"},
+		{prof(`"max_chars":-1`), "engines[1].profile.max_chars: must not be negative"},
+		{prof(`"max_texts":-1`), "engines[1].profile.max_texts: must not be negative"},
+		{prof(`"canary":101`), "engines[1].profile.canary: must be within 0..100"},
+		{prof(`"safe_rate":-1`), "engines[1].profile.safe_rate: must not be negative"},
+		{prof(`"scene_quality":{"legal":120}`), "engines[1].profile.scene_quality.legal: must be within 0..100"},
+		{prof(`"scene_quality":{"poetry":90}`), "engines[1].profile.scene_quality.poetry: unknown scene (known: general, tech, legal, ecommerce, chat)"},
+		{prof(`"languages":["en","not a tag!"]`), `engines[1].profile.languages: bad language tag "not a tag!"`},
+		{prof(`"region":1`), "engines[1].profile.region: must be a string"},
+	} {
+		cfg, err := ParseConfig([]byte(tc.in))
+		var e *Error
+		if !errors.As(err, &e) || e.Kind != KindInvalidInput || !strings.HasPrefix(e.Message, tc.want) {
+			t.Errorf("ParseConfig(%s)\n = %v, %v\nwant a KindInvalidInput *Error whose Message starts with %q", tc.in, cfg, err, tc.want)
+			continue
+		}
+		if !errors.Is(err, ErrInvalidInput) {
+			t.Errorf("ParseConfig(%s): errors.Is(err, ErrInvalidInput) = false", tc.in)
+		}
+		if strings.Contains(e.Message, "CFGTEST_KEY") || strings.Contains(err.Error(), "boom") {
+			t.Errorf("ParseConfig(%s) = %v: quotes a setting's value or a panic", tc.in, err)
+		}
+	}
+}
+
+// TestValidationMatchesNew: every policy value the config rejects, New rejects too, and
+// the other way round.
+func TestValidationMatchesNew(t *testing.T) {
+	registerTestTypes()
+	for _, section := range []string{
+		`"breaker":{"failure_ratio":0.1}`, `"breaker":{"window":10,"min_calls":20}`,
+		`"routing":{"weights":{"quality":0.5,"availability":0.4}}`, `"retry":{"max_attempts":-2}`,
+		`"budget":{"economy_at":2}`, `"probes":{"target":"en","source":"en"}`,
+	} {
+		in := `{"engines":[{"name":"a","type":"cfgtest"}],` + section + `}`
+		if _, err := ParseConfig([]byte(in)); err == nil {
+			t.Errorf("ParseConfig(%s) succeeded", in)
+		}
+		var cfg Config
+		if err := decodeValue("", []byte(in), reflect.ValueOf(&cfg).Elem()); err != nil {
+			t.Fatal(err)
+		}
+		opts := []Option{WithEngine(&cfgEngine{name: "a"}, Profile{}), WithRetry(cfg.Retry),
+			WithBreaker(cfg.Breaker), WithRouting(cfg.Routing), WithBudget(cfg.Budget)}
+		if cfg.Probes != nil {
+			opts = append(opts, WithProbes(*cfg.Probes))
+		}
+		if c, err := New(opts...); err == nil {
+			c.Close()
+			t.Errorf("New accepts what ParseConfig(%s) rejects", in)
+		}
+	}
+}
+
+func TestProfileOverlay(t *testing.T) {
+	registerTestTypes()
+	cfg, err := ParseConfig([]byte(`{"engines":[
+		{"name":"a","type":"cfgtest","profile":{"class":"standard","cost_per_million":0,"quality":90}},
+		{"name":"b","type":"cfgtest"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, got, err := cfg.Engines[0].Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// class and cost_per_million are zero values, but given: they replace the base's.
+	want := Profile{Quality: 90, Class: ClassStandard, CostPerMillion: 0, Timeout: 3 * time.Second, MaxTexts: 10}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("profile of engines[0] (-want +got):\n%s", diff)
+	}
+	_, got, err = cfg.Engines[1].Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff((&cfgEngine{}).Profile(), got); diff != "" {
+		t.Errorf("profile without a file profile is not the engine's own (-want +got):\n%s", diff)
+	}
+	// In code, without a file: non-zero fields replace the base's.
+	ec := EngineConfig{Type: "cfgtest", Profile: Profile{Region: "eu", Quality: 95}}
+	_, got, err = ec.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = (&cfgEngine{}).Profile()
+	want.Region, want.Quality = "eu", 95
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("profile of an EngineConfig made in code (-want +got):\n%s", diff)
+	}
+}
+
+// randomConfig returns a valid Config drawn from r.
+func randomConfig(r *rand.Rand) *Config {
+	dur := func() time.Duration {
+		if r.IntN(3) == 0 {
+			return 0
+		}
+		return time.Duration(r.Int64N(int64(time.Hour)))
+	}
+	f := func(max float64) float64 {
+		if r.IntN(3) == 0 {
+			return 0
+		}
+		return r.Float64() * max
+	}
+	n := func(max int) int {
+		if r.IntN(3) == 0 {
+			return 0
+		}
+		return r.IntN(max)
+	}
+	str := func() string {
+		const chars = "abcxyzé€\"\\/<>&\n ☃"
+		rs := []rune(chars)
+		b := make([]rune, r.IntN(8))
+		for i := range b {
+			b[i] = rs[r.IntN(len(rs))]
+		}
+		return string(b)
+	}
+	cfg := &Config{Deadline: dur(), Breaker: BreakerPolicy{Window: 40 + n(40), MinCalls: n(40), Cooldown: dur(),
+		HalfOpenCalls: n(10), PerScene: r.IntN(2) == 0}}
+	if r.IntN(2) == 0 {
+		cfg.Breaker.FailureRatio = 0.2 + r.Float64()*0.7
+	}
+	cfg.Retry = RetryPolicy{PerEngine: n(5), Backoff: dur(), MaxAttempts: n(5), MaxSwitches: n(5), HedgeAfter: dur(), HedgeBudget: f(1)}
+	cfg.Routing = RoutingPolicy{Temperature: f(50), MinHealth: f(1), Sticky: r.IntN(2) == 0, HealthEvery: dur(),
+		LegalMinQuality: f(100), ChatMaxLatency: dur()}
+	if r.IntN(2) == 0 {
+		cfg.Routing.Weights = Weights{Quality: 0.4, Availability: 0.25, Speed: 0.2, Cost: 0.15}
+	}
+	cfg.Budget = Budget{Daily: f(1000), EconomyAt: f(1)}
+	cfg.Cache = CacheConfig{Entries: n(100000), TTL: dur(), Disabled: r.IntN(4) == 0}
+	for i := range 1 + r.IntN(4) {
+		ec := EngineConfig{Name: "e" + string(rune('a'+i)) + str(), Type: "cfgtest"}
+		if r.IntN(2) == 0 {
+			ec.Settings = map[string]string{"key": str(), "base_url": str()}
+		}
+		p := &ec.Profile
+		p.Quality, p.CostPerMillion, p.RateLimit, p.Canary, p.SafeRate = f(100), f(100), f(100), f(100), f(100)
+		p.Class = CostClass(r.IntN(3))
+		p.Timeout, p.QuotaPeriod = dur(), dur()
+		p.Burst, p.MaxConcurrency, p.MaxChars, p.MaxTexts = n(10), n(10), n(10000), n(100)
+		p.Quota = int64(n(1 << 30))
+		p.FallbackOnly = r.IntN(4) == 0
+		if r.IntN(2) == 0 {
+			p.Region = []string{"", "eu", "us", "cn"}[r.IntN(4)]
+		}
+		if r.IntN(2) == 0 {
+			p.Languages = []string{"en", "zh-Hant", "pt-BR"}[:r.IntN(4)]
+		}
+		if r.IntN(2) == 0 {
+			p.SceneQuality = map[Scene]float64{}
+			for range r.IntN(4) {
+				p.SceneQuality[Scene(r.IntN(len(sceneNames)))] = f(100)
+			}
+		}
+		ec.given = r.Uint64() & (1<<profileType.NumField() - 1)
+		cfg.Engines = append(cfg.Engines, ec)
+	}
+	if r.IntN(2) == 0 {
+		cfg.Probes = &ProbePolicy{Interval: dur(), Failures: n(5)}
+		if r.IntN(2) == 0 {
+			cfg.Probes.Text, cfg.Probes.Source, cfg.Probes.Target = "hello "+str(), "en", "de"
+			cfg.Probes.Expect = map[string][]string{cfg.Engines[0].Name: {str(), str()}}
+		}
+	}
+	return cfg
+}
+
+// TestConfigRoundTrip: ParseConfig(MarshalJSON(cfg)) gives cfg back, for random valid
+// Configs, and the profile each engine ends up with is the same.
+func TestConfigRoundTrip(t *testing.T) {
+	registerTestTypes()
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range 500 {
+		cfg := randomConfig(r)
+		data, err := cfg.MarshalJSON()
+		if err != nil {
+			t.Fatalf("#%d: MarshalJSON: %v", i, err)
+		}
+		got, err := ParseConfig(data)
+		if err != nil {
+			t.Fatalf("#%d: ParseConfig(%s): %v", i, data, err)
+		}
+		if diff := cmp.Diff(cfg, got, cmpopts.IgnoreUnexported(EngineConfig{}), cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("#%d: round trip of %s (-want +got):\n%s", i, data, diff)
+		}
+		for j := range cfg.Engines {
+			_, want, err1 := cfg.Engines[j].Build()
+			_, p, err2 := got.Engines[j].Build()
+			if err1 != nil || err2 != nil {
+				t.Fatalf("#%d: Build: %v, %v", i, err1, err2)
+			}
+			if diff := cmp.Diff(want, p, cmpopts.EquateEmpty()); diff != "" {
+				t.Fatalf("#%d: engine %d's profile after the round trip (-want +got):\n%s", i, j, diff)
+			}
+		}
+		again, err := got.MarshalJSON()
+		if err != nil || string(again) != string(data) {
+			t.Fatalf("#%d: MarshalJSON is not stable:\n%s\n%s (%v)", i, data, again, err)
+		}
+	}
+}
+
+func TestMarshalRejectsWhatCannotBeWritten(t *testing.T) {
+	for _, cfg := range []Config{
+		{Budget: Budget{Daily: nan()}},
+		{Engines: []EngineConfig{{Type: "x", Profile: Profile{Class: 7}}}},
+		{Engines: []EngineConfig{{Type: "x", Profile: Profile{SceneQuality: map[Scene]float64{9: 1}}}}},
+	} {
+		if out, err := cfg.MarshalJSON(); err == nil {
+			t.Errorf("MarshalJSON(%+v) = %s, want an error", cfg, out)
+		}
+	}
+}
+
+func nan() float64 { var z float64; return z / z }
+
+func TestUnmarshalJSONIsParseConfig(t *testing.T) {
+	registerTestTypes()
+	var cfg Config
+	if err := cfg.UnmarshalJSON([]byte(`{"engines":[{"type":"cfgtest"}],"breaker":{"failure_ratio":0.1}}`)); err == nil ||
+		!strings.Contains(err.Error(), "breaker.failure_ratio") {
+		t.Errorf("UnmarshalJSON = %v, want the breaker.failure_ratio error", err)
+	}
+	if err := cfg.UnmarshalJSON([]byte(`{"engines":[{"type":"cfgtest"}],"deadline":"3s"}`)); err != nil || cfg.Deadline != 3*time.Second {
+		t.Errorf("UnmarshalJSON = %v, Deadline %v", err, cfg.Deadline)
+	}
+}
+
+func TestLoadConfig(t *testing.T) {
+	registerTestTypes()
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.json")
+	os.WriteFile(good, []byte(`{"engines":[{"type":"cfgtest"}],"deadline":"2s"}`), 0o600)
+	cfg, err := LoadConfig(good)
+	if err != nil || cfg.Deadline != 2*time.Second {
+		t.Fatalf("LoadConfig = %+v, %v", cfg, err)
+	}
+	big := filepath.Join(dir, "big.json")
+	os.WriteFile(big, []byte(`{"_comment":"`+strings.Repeat("x", maxConfigBytes)+`"}`), 0o600)
+	for _, p := range []string{filepath.Join(dir, "missing.json"), big, dir} {
+		if _, err := LoadConfig(p); KindOf(err) != KindInvalidInput {
+			t.Errorf("LoadConfig(%s) = %v, want KindInvalidInput", p, err)
+		}
+	}
+}
+
+func TestRegisterEngineTypePanics(t *testing.T) {
+	registerTestTypes()
+	build := func(EngineConfig) (Engine, error) { return nil, nil }
+	for name, f := range map[string]func(){
+		"duplicate":  func() { RegisterEngineType("cfgtest", build) },
+		"empty type": func() { RegisterEngineType("", build) },
+		"nil build":  func() { RegisterEngineType("cfgtest-nil", nil) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: RegisterEngineType did not panic", name)
+				}
+			}()
+			f()
+		}()
+	}
+}
+
+func TestWithConfig(t *testing.T) {
+	registerTestTypes()
+	t.Setenv("CFGTEST_KEY", "k")
+	cfg, err := ParseConfig([]byte(sample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Cache.Disabled = true
+	c, err := New(WithEngine(&cfgEngine{name: "code"}, Profile{}), WithDeadline(time.Second), WithConfig(cfg),
+		WithRetry(RetryPolicy{MaxAttempts: 5}), WithClock(ManualProbesForTest(systemClock{})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var names []string
+	for _, e := range c.Engines() {
+		names = append(names, e.Name)
+	}
+	if diff := cmp.Diff([]string{"code", "deepl", "libre"}, names); diff != "" {
+		t.Errorf("engines (-want +got):\n%s", diff)
+	}
+	if c.deadline != 8*time.Second { // the file's, over the option before it
+		t.Errorf("deadline = %v, want the file's 8s", c.deadline)
+	}
+	if c.retry.MaxAttempts != 5 { // the option after it wins
+		t.Errorf("MaxAttempts = %d, want 5 from the option after WithConfig", c.retry.MaxAttempts)
+	}
+	if c.cache != nil || c.probes == nil || c.budget.Daily() != 50 {
+		t.Errorf("cache %v, probes %v, budget %v: not the file's", c.cache, c.probes, c.budget.Daily())
+	}
+	deepl := c.byName["deepl"]
+	if deepl.prof.Quality != 92 || deepl.prof.MaxTexts != 10 || deepl.prof.Region != "eu" {
+		t.Errorf("deepl profile %+v: want the file's quality and region over the engine's MaxTexts", deepl.prof)
+	}
+
+	// A section the file leaves out means its default, over options before it.
+	cfg2, err := ParseConfig([]byte(`{"engines":[{"type":"cfgtest"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := defaultOptions()
+	WithDeadline(time.Second)(&o)
+	WithoutCache()(&o)
+	WithConfig(cfg2)(&o)
+	if o.deadline != 8*time.Second || o.noCache || o.cacheEntries != 10000 || o.cacheTTL != 24*time.Hour || o.probes != nil {
+		t.Errorf("options after WithConfig(defaults) = %+v", o)
+	}
+}
+
+func TestWithConfigErrors(t *testing.T) {
+	registerTestTypes()
+	t.Setenv("CFGTEST_KEY", "k")
+	cfg, err := ParseConfig([]byte(sample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Unsetenv("CFGTEST_KEY") // gone between parsing and building
+	o := defaultOptions()
+	if err := cfg.apply(&o); err == nil || !strings.HasPrefix(err.(*Error).Message, "engines[0].settings.key: environment variable CFGTEST_KEY is not set") {
+		t.Errorf("apply = %v", err)
+	}
+	if len(o.engines) != 0 || o.deadline != defaultOptions().deadline {
+		t.Errorf("a failed apply changed the options: %+v", o)
+	}
+	for _, c := range []*Config{cfg, nil, {}} {
+		if cl, err := New(WithConfig(c)); KindOf(err) != KindInvalidInput {
+			if cl != nil {
+				cl.Close()
+			}
+			t.Errorf("New(WithConfig(%v)) = %v, want KindInvalidInput", c, err)
+		}
+	}
+}
+
+func TestSnake(t *testing.T) {
+	for in, want := range map[string]string{"FailureRatio": "failure_ratio", "TTL": "ttl", "HalfOpenCalls": "half_open_calls",
+		"PerScene": "per_scene", "Quality": "quality", "CostPerMillion": "cost_per_million", "HTTPTimeout": "http_timeout"} {
+		if got := snake(in); got != want {
+			t.Errorf("snake(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,211 @@
+// Command server is a translation service over HTTP: the unified translation API of seed 000
+// §2.1 in JSON, served by a translate.Client. Copy it into your app and replace the engines.
+//
+//	go run .                          # from examples/server: 127.0.0.1:8080, simulated engines
+//	go run . -addr 127.0.0.1:9090 -budget 50
+//
+//	curl -s 127.0.0.1:8080/v1/translate -H 'Content-Type: application/json' \
+//	  -d '{"text":"It rains cats and dogs.","source_lang":"en","target_lang":"zh"}'
+//
+// Endpoints: POST /v1/translate, POST /v1/translate/batch, GET /v1/engines, GET /healthz,
+// GET /readyz and GET /metrics (Prometheus text format, from OpenTelemetry's exporter). The
+// README beside this file has the request and response bodies and the table of error codes.
+//
+// With no vendor settings in the environment it runs on simulated engines and says so when it
+// starts. Set DEEPL_AUTH_KEY, GOOGLE_API_KEY, OPENAI_API_KEY + OPENAI_MODEL [+
+// OPENAI_BASE_URL], LIBRETRANSLATE_URL or APERTIUM_URL to serve real engines instead.
+//
+// On SIGTERM or SIGINT it stops accepting connections, reports not ready, lets the requests in
+// flight finish (at most -shutdown-timeout) and exits 0.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/fanyi-go/translate"
+)
+
+// settings are the server's flags.
+type settings struct {
+	addr            string
+	timeout         time.Duration // per HTTP request
+	deadline        time.Duration // translate.WithDeadline
+	maxBody         int64
+	maxBatch        int
+	budget          float64
+	shutdownTimeout time.Duration
+	simLatency      time.Duration // added to every simulated engine's latency
+	config          string        // configuration file; "" means flags and the environment
+}
+
+func main() {
+	os.Exit(run(context.Background(), os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
+}
+
+func parseFlags(args []string, stderr io.Writer) (settings, error) {
+	var s settings
+	fs := flag.NewFlagSet("server", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&s.addr, "addr", "127.0.0.1:8080", "listen address (host:port); port 0 picks a free one")
+	fs.DurationVar(&s.timeout, "timeout", 10*time.Second, "longest time one HTTP request may take, batches included")
+	fs.DurationVar(&s.deadline, "deadline", 8*time.Second, "deadline of one translation, retries and failover included")
+	fs.Int64Var(&s.maxBody, "max-body", 1<<20, "largest request body in bytes")
+	fs.IntVar(&s.maxBatch, "max-batch", 100, "most items in one batch request")
+	fs.Float64Var(&s.budget, "budget", 0, "daily budget in credits (USD for the bundled profiles); 0 means unlimited")
+	fs.DurationVar(&s.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long requests in flight may take to finish on SIGTERM")
+	fs.StringVar(&s.config, "config", "", "configuration file (translate.LoadConfig format), watched for changes; replaces the engines, -deadline and -budget")
+	fs.DurationVar(&s.simLatency, "sim-latency", 0, "extra latency of every simulated engine (to watch timeouts and graceful shutdown)")
+	if err := fs.Parse(args); err != nil {
+		return s, err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return s, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	case s.timeout <= 0, s.deadline <= 0, s.shutdownTimeout <= 0, s.simLatency < 0:
+		return s, errors.New("-timeout, -deadline and -shutdown-timeout must be positive, -sim-latency not negative")
+	case s.maxBody < 64:
+		return s, errors.New("-max-body must be at least 64 bytes")
+	case s.maxBatch < 1:
+		return s, errors.New("-max-batch must be at least 1")
+	case s.budget < 0:
+		return s, errors.New("-budget must not be negative")
+	}
+	return s, nil
+}
+
+// run serves until ctx is canceled or a SIGTERM/SIGINT arrives, and returns the exit code:
+// 0 after a clean shutdown, 1 when the server could not start, 2 on bad flags.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	s, err := parseFlags(args, stderr)
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stderr, "server:", err)
+		}
+		return 2
+	}
+	log := slog.New(slog.NewJSONHandler(stderr, nil))
+
+	tel, err := newTelemetry()
+	if err != nil {
+		fmt.Fprintln(stderr, "server:", err)
+		return 1
+	}
+	opts := []translate.Option{translate.WithLogger(log), translate.WithMeterProvider(tel.provider)}
+	var names []string
+	simulated := false
+	if s.config != "" {
+		// The file names its engines by type: "simulated" is registered here; add
+		// all.Register() from engines/all for the bundled adapters.
+		registerSimulated()
+		cfg, err := translate.LoadConfig(s.config)
+		if err != nil {
+			fmt.Fprintln(stderr, "server:", err)
+			return 2
+		}
+		opts = append(opts, translate.WithConfig(cfg))
+		for _, e := range cfg.Engines {
+			names = append(names, e.Name)
+			simulated = simulated || e.Type == simulatedType
+		}
+	} else {
+		var engines []engineSpec
+		var warnings []string
+		engines, simulated, warnings = buildEngines(getenv, s.simLatency)
+		for _, w := range warnings {
+			log.Warn("engine skipped", "why", w)
+		}
+		opts = append(opts, translate.WithDeadline(s.deadline), translate.WithBudget(translate.Budget{Daily: s.budget}))
+		for _, e := range engines {
+			opts = append(opts, translate.WithEngine(e.engine, e.profile))
+			names = append(names, e.engine.Name())
+		}
+	}
+	client, err := translate.New(opts...)
+	if err != nil {
+		fmt.Fprintln(stderr, "server:", err)
+		return 1
+	}
+	defer client.Close()
+	watchCtx, stopWatch := context.WithCancel(context.Background())
+	watched := make(chan struct{})
+	if s.config != "" {
+		// Changes to the file apply within 2s; a bad change is logged and the running
+		// configuration kept.
+		go func() {
+			defer close(watched)
+			translate.WatchConfig(watchCtx, client, s.config)
+		}()
+	} else {
+		close(watched)
+	}
+	defer func() { stopWatch(); <-watched }()
+	if err := tel.observeClient(client); err != nil {
+		fmt.Fprintln(stderr, "server:", err)
+		return 1
+	}
+	defer tel.close()
+
+	ln, err := net.Listen("tcp", s.addr)
+	if err != nil {
+		fmt.Fprintln(stderr, "server:", err)
+		return 1
+	}
+	api := newAPI(client, s, tel)
+	srv := &http.Server{
+		Handler:           accessLog(log, tel, api.routes()),
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       s.timeout,
+		WriteTimeout:      s.timeout + 5*time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+
+	fmt.Fprintf(stdout, "translate server listening on http://%s\n", ln.Addr())
+	switch {
+	case simulated && s.config == "":
+		fmt.Fprintf(stdout, "no vendor keys in the environment: serving SIMULATED engines %v (answers are not real translations)\n", names)
+	case simulated:
+		fmt.Fprintf(stdout, "engines: %v; SIMULATED ones among them (type %q) give no real translations\n", names, simulatedType)
+	default:
+		fmt.Fprintf(stdout, "engines: %v\n", names)
+	}
+
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, os.Interrupt)
+	defer signal.Stop(sig)
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+
+	select {
+	case err := <-served:
+		fmt.Fprintln(stderr, "server:", err)
+		return 1
+	case <-sig:
+	case <-ctx.Done():
+	}
+	// Not ready any more: a load balancer polling /readyz stops sending new requests while
+	// Shutdown closes the listener and waits for the requests in flight.
+	api.draining.Store(true)
+	log.Info("shutting down: finishing requests in flight", "timeout", s.shutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.Background(), s.shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		log.Error("shutdown", "err", err)
+		return 1
+	}
+	<-served // http.ErrServerClosed
+	log.Info("stopped")
+	return 0
+}

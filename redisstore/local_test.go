@@ -1,0 +1,251 @@
+package redisstore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+
+	"github.com/fanyi-go/translate"
+	"github.com/fanyi-go/translate/redisstore/internal/redistest"
+)
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// pausable is a fixture on a server of its own that the test pauses with SIGSTOP.
+type pausable struct {
+	*fixture
+	srv    *redistest.Server
+	logs   *syncBuffer
+	reader *sdkmetric.ManualReader
+}
+
+func newPausable(t *testing.T, opts ...Option) *pausable {
+	srv := ownServer(t)
+	p := &pausable{srv: srv, logs: new(syncBuffer), reader: sdkmetric.NewManualReader()}
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(p.reader))
+	t.Cleanup(func() { _ = mp.Shutdown(context.Background()) })
+	f := &fixture{t: t, rdb: newClient(t, srv.Addr), clk: newClock(t0), ctx: context.Background()}
+	opts = append([]Option{WithPrefix("p:"), withClock(f.clk), WithTimeout(100 * time.Millisecond),
+		WithLogger(slog.New(slog.NewTextHandler(p.logs, nil))), WithMeterProvider(mp)}, opts...)
+	st, err := New(f.rdb, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.st = st
+	p.fixture = f
+	return p
+}
+
+func (p *pausable) pause() {
+	p.t.Helper()
+	if err := p.srv.Pause(); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+func (p *pausable) resume() {
+	p.t.Helper()
+	if err := p.srv.Resume(); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+func (p *pausable) counter(name string) int64 {
+	p.t.Helper()
+	var rm metricdata.ResourceMetrics
+	if err := p.reader.Collect(context.Background(), &rm); err != nil {
+		p.t.Fatal(err)
+	}
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if m.Name == name {
+				var n int64
+				for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
+					n += dp.Value
+				}
+				return n
+			}
+		}
+	}
+	return 0
+}
+
+// probeNow moves the store's clock past the probe period: the next call tries Redis.
+func (p *pausable) probeNow() { p.clk.add(p.st.probeEvery()) }
+
+func TestUnreachableServesLocalShareAndPushesOnReturn(t *testing.T) {
+	p := newPausable(t, WithReplicas(4))
+	a := adm("deepl", 1, 10)
+	a.Quota, a.Chars = 1000, 100
+	done := p.admit(a)
+	p.settle(translate.Settlement{Lease: done.Lease, Sent: true, Credits: 1, Chars: 100})
+	inFlight := p.admit(a) // Redis: spent 1, reserved 1; 800 chars left
+
+	p.pause()
+	var local []string
+	for i := range 3 {
+		got := p.admit(a)
+		if i < 2 && got.Lease == "" {
+			t.Fatalf("local admission %d = %+v, want a lease from the share (8/4 = 2 credits)", i, got)
+		}
+		if i == 2 && got.Refused != translate.KindBudgetExceeded {
+			t.Fatalf("third local admission = %+v, want KindBudgetExceeded: the share is spent", got)
+		}
+		if got.Lease != "" {
+			local = append(local, got.Lease)
+		}
+	}
+	if n := p.counter("translate.store.fallback"); n != 3 {
+		t.Errorf("translate.store.fallback = %d, want 3", n)
+	}
+	if n := p.counter("translate.store.unreachable"); n < 1 {
+		t.Errorf("translate.store.unreachable = %d, want at least 1", n)
+	}
+	if logs := p.logs.String(); strings.Count(logs, "level=WARN") != 1 || !strings.Contains(logs, "unreachable") {
+		t.Errorf("want one warning, logs:\n%s", logs)
+	}
+	b, err := p.st.Budget(p.ctx, t0, 10)
+	if err != nil || math.Abs(b.Spent+b.Reserved-4) > 1e-9 {
+		t.Errorf("Budget while unreachable = %+v, %v; want spent+reserved 4 (2 known + 2 local)", b, err)
+	}
+	// Settles while unreachable: a Redis lease (queued) and a local lease (charged locally).
+	p.settle(translate.Settlement{Lease: inFlight.Lease, Sent: true, Credits: 1, Chars: 100})
+	p.settle(translate.Settlement{Lease: local[0], Sent: true, Credits: 0.5, Chars: 50})
+
+	p.resume()
+	p.probeNow()
+	free := adm("deepl", 0, 10)
+	if got := p.admit(free); got.Lease == "" {
+		t.Fatalf("admission after the return = %+v", got)
+	}
+	if p.st.loc.isDegraded() {
+		t.Fatal("still degraded after Redis answered")
+	}
+	// Pushed: 1 + 1 + 0.5 spent; the local lease still in flight is now a Redis lease.
+	want := translate.BudgetStatus{Daily: 10, Spent: 2.5, Reserved: 1}
+	if diff := cmp.Diff(want, p.budget(t0), approx); diff != "" {
+		t.Errorf("Budget after the push (-want +got):\n%s", diff)
+	}
+	p.settle(translate.Settlement{Lease: local[1], Sent: true, Credits: 1, Chars: 100})
+	want = translate.BudgetStatus{Daily: 10, Spent: 3.5}
+	if diff := cmp.Diff(want, p.budget(t0), approx); diff != "" {
+		t.Errorf("Budget after the adopted lease settled (-want +got):\n%s", diff)
+	}
+	a.Chars = 0
+	if got := p.admit(a); got.QuotaLeft != 1000-350 {
+		t.Errorf("QuotaLeft = %d, want 650", got.QuotaLeft)
+	}
+}
+
+// Before Redis ever answered a Client knows no figures: it can decide nothing for a limited
+// budget or quota, and says so with an error.
+func TestUnreachableWithoutFigures(t *testing.T) {
+	p := newPausable(t)
+	p.pause()
+	defer p.resume()
+	if _, err := p.st.Admit(p.ctx, adm("deepl", 1, 10)); !errors.Is(err, errNoFigures) {
+		t.Errorf("limited budget: %v, want errNoFigures", err)
+	}
+	got, err := p.st.Admit(p.ctx, adm("deepl", 1, 0))
+	if err != nil || got.Lease == "" {
+		t.Errorf("unlimited budget: %+v, %v; want a local lease", got, err)
+	}
+}
+
+func TestUnreachableKeepsRequestIDsAndHolds(t *testing.T) {
+	p := newPausable(t)
+	p.admit(adm("deepl", 0, 10)) // figures known
+	p.pause()
+	a := adm("deepl", 1, 10)
+	a.RequestID = "r1"
+	first := p.admit(a)
+	if first.Lease == "" {
+		t.Fatalf("first = %+v", first)
+	}
+	if got := p.admit(a); got.Prior == nil {
+		t.Errorf("second admission of r1 while unreachable = %+v, want Prior", got)
+	}
+	until := t0.Add(time.Hour)
+	if err := p.st.Hold(p.ctx, "google", translate.KindUnauthorized, until); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.admit(adm("google", 1, 10)); got.Refused != translate.KindUnauthorized {
+		t.Errorf("held engine while unreachable = %+v", got)
+	}
+	p.settle(translate.Settlement{Lease: first.Lease, Sent: true, Credits: 1,
+		Answer: &translate.StoredAnswer{Text: "hola", Engine: "deepl"}})
+	p.resume()
+	p.probeNow()
+	p.admit(adm("microsoft", 0, 10)) // pushes
+	// Another replica sees the hold and the answer.
+	other, err := New(p.rdb, WithPrefix("p:"), withClock(p.clk))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := other.Admit(p.ctx, adm("google", 1, 10))
+	if err != nil || got.Refused != translate.KindUnauthorized {
+		t.Errorf("hold pushed: %+v, %v", got, err)
+	}
+	a.Engine = "microsoft"
+	got, err = other.Admit(p.ctx, a)
+	if err != nil || got.Prior == nil || got.Prior.Text != "hola" {
+		t.Errorf("answer pushed: %+v, %v", got, err)
+	}
+}
+
+// A Client whose Admit timed out because Redis was paused leaves no reservation behind,
+// whether the script ran late or not.
+func TestTimedOutAdmitLeavesNoReservation(t *testing.T) {
+	p := newPausable(t)
+	p.admit(adm("deepl", 0, 10))
+	p.pause()
+	got := p.admit(adm("deepl", 2, 10)) // times out, then local
+	p.settle(translate.Settlement{Lease: got.Lease, Sent: false})
+	p.resume()
+	p.probeNow()
+	p.admit(adm("deepl", 0, 10))
+	if diff := cmp.Diff(translate.BudgetStatus{Daily: 10}, p.budget(t0), approx); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// While degraded, calls do not wait on Redis: only one probe per period does.
+func TestDegradedCallsDoNotWait(t *testing.T) {
+	p := newPausable(t, WithTimeout(time.Second))
+	p.admit(adm("deepl", 0, 10))
+	p.pause()
+	defer p.resume()
+	p.admit(adm("deepl", 0, 10)) // the one that waits and finds Redis gone
+	start := time.Now()
+	for range 20 {
+		p.admit(adm("deepl", 0.1, 10))
+	}
+	if d := time.Since(start); d > 500*time.Millisecond {
+		t.Errorf("20 degraded admissions took %v: they waited on Redis", d)
+	}
+}

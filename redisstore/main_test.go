@@ -1,0 +1,122 @@
+package redisstore
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"go.uber.org/goleak"
+
+	"github.com/fanyi-go/translate/redisstore/internal/redistest"
+)
+
+// shared is the redis-server most tests use, each under its own prefix; nil when
+// redis-server is not installed (tests then skip, or fail in CI).
+var shared *redistest.Server
+
+func TestMain(m *testing.M) {
+	if os.Getenv(replicaEnv) != "" {
+		os.Exit(replicaMain())
+	}
+	var err error
+	shared, err = redistest.Start()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "redisstore tests:", err)
+		if redistest.InCI() {
+			os.Exit(1)
+		}
+		shared = nil
+	}
+	code := m.Run()
+	if shared != nil {
+		shared.Stop()
+	}
+	if code == 0 {
+		if err := goleak.Find(goleak.IgnoreCurrent()); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+func needServer(t testing.TB) *redistest.Server {
+	t.Helper()
+	if shared == nil {
+		if redistest.InCI() {
+			t.Fatal(redistest.ErrMissing)
+		}
+		t.Skip("skipping: ", redistest.ErrMissing)
+	}
+	return shared
+}
+
+// ownServer starts a redis-server for one test (one it may pause) and stops it at the end.
+func ownServer(t testing.TB) *redistest.Server {
+	t.Helper()
+	needServer(t)
+	s, err := redistest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Stop)
+	return s
+}
+
+func newClient(t testing.TB, addr string) *redis.Client {
+	t.Helper()
+	rdb := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true,
+		MaxRetries: -1, DisableIdentity: true})
+	t.Cleanup(func() { _ = rdb.Close() })
+	return rdb
+}
+
+// clock is a settable wall clock for the store (Hold, probes).
+type clock struct{ ns atomic.Int64 }
+
+func newClock(t time.Time) *clock    { c := new(clock); c.ns.Store(t.UnixNano()); return c }
+func (c *clock) now() time.Time      { return time.Unix(0, c.ns.Load()) }
+func (c *clock) add(d time.Duration) { c.ns.Add(int64(d)) }
+
+func withClock(c *clock) Option { return func(o *options) { o.now = c.now } }
+
+// t0 is the tests' "now": 10:00 UTC, well inside a day.
+var t0 = time.Date(2030, 3, 4, 10, 0, 0, 0, time.UTC)
+
+var prefixes sync.Map
+
+// prefixFor is a key prefix no other test uses.
+func prefixFor(t testing.TB) string {
+	p := "t:" + strings.NewReplacer("/", ":", " ", "_").Replace(t.Name()) + ":"
+	if _, dup := prefixes.LoadOrStore(p, true); dup {
+		p += fmt.Sprint(time.Now().UnixNano()) + ":"
+	}
+	return p
+}
+
+// fixture is a Store on the shared server with its own prefix and clock.
+type fixture struct {
+	t   testing.TB
+	rdb *redis.Client
+	st  *Store
+	clk *clock
+	ctx context.Context
+}
+
+func newFixture(t testing.TB, opts ...Option) *fixture {
+	srv := needServer(t)
+	f := &fixture{t: t, rdb: newClient(t, srv.Addr), clk: newClock(t0), ctx: context.Background()}
+	opts = append([]Option{WithPrefix(prefixFor(t)), withClock(f.clk), WithTimeout(2 * time.Second)}, opts...)
+	st, err := New(f.rdb, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.st = st
+	return f
+}

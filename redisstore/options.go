@@ -1,0 +1,67 @@
+package redisstore
+
+import (
+	"errors"
+	"log/slog"
+	"time"
+
+	"go.opentelemetry.io/otel/metric"
+)
+
+// Option configures a Store.
+type Option func(*options)
+
+type options struct {
+	prefix   string
+	replicas int
+	cacheTTL time.Duration
+	timeout  time.Duration
+	logger   *slog.Logger
+	meter    metric.MeterProvider
+	now      func() time.Time // wall clock for Hold and the server-side deadline; tests replace it
+}
+
+func defaultOptions() options {
+	return options{prefix: "translate:", replicas: 1, timeout: 100 * time.Millisecond, now: time.Now}
+}
+
+// WithPrefix namespaces every key the store writes. Default "translate:". Clients share
+// state exactly when they use the same Redis and the same prefix. In a Redis Cluster give
+// the prefix a hash tag ("{svc}:") so that all keys land in one slot.
+func WithPrefix(p string) Option { return func(o *options) { o.prefix = p } }
+
+// WithReplicas tells the store how many replicas share the state. While Redis cannot be
+// reached, each Client serves from 1/n of what remained at its last answer from Redis, so
+// that n replicas together never spend more than what remained. Default 1.
+func WithReplicas(n int) Option { return func(o *options) { o.replicas = n } }
+
+// WithCache enables a second-level cache in Redis behind each Client's in-process cache:
+// text answers are kept for ttl. Default: off.
+func WithCache(ttl time.Duration) Option { return func(o *options) { o.cacheTTL = ttl } }
+
+// WithTimeout bounds every call to Redis, whatever the caller's context allows. Default
+// 100ms. A call that takes longer is answered from the local share (see WithReplicas).
+func WithTimeout(d time.Duration) Option { return func(o *options) { o.timeout = d } }
+
+// WithLogger receives a warning when Redis becomes unreachable and a notice when it answers
+// again. Default: slog.Default().
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+
+// WithMeterProvider records the counters translate.store.fallback (admissions decided from
+// the local share) and translate.store.unreachable (calls to Redis that failed or timed
+// out). Default: the global MeterProvider.
+func WithMeterProvider(mp metric.MeterProvider) Option { return func(o *options) { o.meter = mp } }
+
+func (o *options) validate() error {
+	switch {
+	case o.replicas < 1:
+		return errors.New("redisstore: WithReplicas: n must be at least 1")
+	case o.timeout <= 0:
+		return errors.New("redisstore: WithTimeout: must be positive")
+	case o.cacheTTL < 0:
+		return errors.New("redisstore: WithCache: ttl must not be negative")
+	case o.now == nil:
+		return errors.New("redisstore: nil clock")
+	}
+	return nil
+}
