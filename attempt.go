@@ -48,7 +48,7 @@ func (w *walk) admit(e *engine, l *lease) error {
 		return &Error{Kind: KindUnavailable, Engine: e.name, Message: "skipped: circuit breaker open"}
 	}
 	l.permit = b
-	if false && !c.seen.claim(w.r.RequestID, w.r.hash, e.idx, w.now) {
+	if w.r.RequestID != "" && !c.seen.claim(w.r.RequestID, w.r.hash, e.idx, w.now) {
 		c.undo(e, l)
 		return &Error{Kind: KindUnavailable, Engine: e.name, Message: "skipped: request id already sent to this engine"}
 	}

@@ -396,6 +396,7 @@ func TestOneRequestIDOneCallUnderLoad(t *testing.T) {
 	}
 	spinUntil(t, "the other requests' calls", func() bool { return h.entered.Load() == others })
 	texts := make([]string, dups)
+	var finished atomic.Int64
 	for i := 0; i < dups; i++ {
 		wg.Add(1)
 		go func() {
@@ -403,6 +404,7 @@ func TestOneRequestIDOneCallUnderLoad(t *testing.T) {
 			r := req("the same request")
 			r.RequestID = "dup"
 			res, err := c.Translate(context.Background(), r)
+			finished.Add(1)
 			if err != nil {
 				errs <- err
 				return
@@ -410,8 +412,12 @@ func TestOneRequestIDOneCallUnderLoad(t *testing.T) {
 			texts[i] = res.Text
 		}()
 	}
+	// Every duplicate is in an engine call (blocked), waiting on one, or done.
 	spinUntil(t, "the duplicates", func() bool {
-		return h.entered.Load() > others && translate.WaitingForTest(c) >= dups-1
+		h.mu.Lock()
+		calls := h.byID["dup"]
+		h.mu.Unlock()
+		return calls+translate.WaitingForTest(c)+int(finished.Load()) == dups
 	})
 	close(h.release)
 	wg.Wait()

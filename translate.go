@@ -138,14 +138,14 @@ func New(opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	if _, sys := o.clock.(systemClock); sys {
-		c.coarse = clock.NewCoarse(coarseTick)
+		c.coarse = clock.NewCoarse(clock.DefaultTick)
 	}
 	start := c.clock.Now().UnixNano()
 	c.nextFold.Store(start + int64(c.routing.HealthEvery))
 	c.lastFold.Store(start)
 	obs, err := newObserver(c, o)
 	if err != nil {
-		c.coarse.Stop()
+		c.stopClock()
 		return nil, err
 	}
 	c.obs = obs
@@ -221,10 +221,12 @@ func specName(i int, spec engineSpec) (string, error) {
 	return name, nil
 }
 
-// coarseTick is how often the coarse clock is refreshed (see internal/clock): cache expiry,
-// health folds, breaker cooldowns, quota periods, the budget day and the RequestID window
-// are measured in seconds and read it. Latencies and deadlines use real readings.
-const coarseTick = 5 * time.Millisecond
+// stopClock stops the coarse clock, if the Client runs one.
+func (c *Client) stopClock() {
+	if c.coarse != nil {
+		c.coarse.Stop()
+	}
+}
 
 // now returns the Client's clock reading in unix nanos: the coarse clock for the system
 // clock, the injected Clock otherwise.
@@ -499,7 +501,7 @@ func (c *Client) Close() error {
 		c.closed.Store(true)
 		close(c.stop)
 		c.wg.Wait()
-		c.coarse.Stop()
+		c.stopClock()
 		c.obs.close()
 	})
 	return nil
