@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fanyi-go/translate/internal/deadline"
+	"github.com/fanyi-go/translate/internal/httpx/retryafter"
 	"github.com/fanyi-go/translate/internal/placeholder"
 )
 
@@ -269,27 +270,25 @@ func (c *Client) check(actx, ctx context.Context, e *engine, r *request, texts [
 // maxMessage bounds an engine's message in an error.
 const maxMessage = 512
 
-// maxRetryAfter bounds a Retry-After an engine reports (internal/httpx clamps vendors' own).
-const maxRetryAfter = 5 * time.Minute
-
 // classify turns an engine's error into the Client's view of it: the caller's own
 // cancellation passes as is; the attempt's deadline is KindTimeout; a *Error keeps its Kind
 // (an unknown Kind, or one an engine has no business returning, becomes KindUnknown), gets
 // the engine's name, a capped message and a clamped Retry-After; any other error is
-// KindUnknown, its text kept out of the message (it may quote the request).
+// KindUnknown, its text kept out (it may quote the request). The engine's own error is not
+// kept either: its text may hold what the capped, cleaned message leaves out.
 func classify(actx, ctx context.Context, e *engine, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
 	if actx.Err() != nil {
-		return &Error{Kind: KindTimeout, Engine: e.name, Message: "attempt timed out", cause: err}
+		return &Error{Kind: KindTimeout, Engine: e.name, Message: "attempt timed out"}
 	}
 	var ae *Error
 	if !errors.As(err, &ae) || ae == nil {
-		return &Error{Kind: KindUnknown, Engine: e.name, Message: fmt.Sprintf("%T error", err), cause: err}
+		return &Error{Kind: KindUnknown, Engine: e.name, Message: fmt.Sprintf("%T error", err)}
 	}
 	out := &Error{Kind: ae.Kind, Engine: e.name, StatusCode: ae.StatusCode,
-		RetryAfter: min(max(ae.RetryAfter, 0), maxRetryAfter), Message: capMessage(ae.Message, e.name), cause: err}
+		RetryAfter: retryafter.Clamp(ae.RetryAfter), Message: capMessage(ae.Message, e.name)}
 	switch ae.Kind {
 	case KindCanceled, KindNoEngine, KindBudgetExceeded, KindClosed:
 		out.Kind = KindUnknown

@@ -85,8 +85,6 @@ type Error struct {
 	// Excluded names, for a KindNoEngine error, every engine left out and why
 	// ("breaker open", "pair en->xh not supported", ...).
 	Excluded map[string]string
-
-	cause error // the engine's own error: reached by Unwrap, never printed (it may quote the request)
 }
 
 // maxErrorText bounds what Error returns.
@@ -151,13 +149,8 @@ func writeAttempts(b *strings.Builder, as []Attempt) {
 	b.WriteString("]")
 }
 
-// Unwrap returns the underlying error: Err, or the engine's own error the Client kept.
-func (e *Error) Unwrap() error {
-	if e.Err != nil {
-		return e.Err
-	}
-	return e.cause
-}
+// Unwrap returns the underlying error.
+func (e *Error) Unwrap() error { return e.Err }
 
 // Is reports whether target is the sentinel of e's Kind (ErrTimeout for KindTimeout, ...).
 func (e *Error) Is(target error) bool {
