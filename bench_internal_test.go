@@ -24,7 +24,7 @@ func benchDecision(b *testing.B, n int) {
 	}
 	defer c.Close()
 	var r request
-	if err := c.prepare(&Request{Text: "hello world", Source: "en", Target: "es"}, &r); err != nil {
+	if err := c.prepare(&Request{Text: "hello world", Source: "en", Target: "es"}, &r, c.now()); err != nil {
 		b.Fatal(err)
 	}
 	now := c.clock.Now().UnixNano()
@@ -33,8 +33,8 @@ func benchDecision(b *testing.B, n int) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		cands := c.filter(&r, &excl, phaseNormal, now, buf[:0])
-		if c.pick(&r, cands) == nil {
+		cands := c.filter(&r, &excl, stageNormal, now, buf[:0])
+		if c.pick(&r, cands, c.draw(r.stripe)) == nil {
 			b.Fatal("no pick")
 		}
 	}

@@ -2,24 +2,47 @@ package translate
 
 import (
 	"context"
-	"sync"
-	"sync/atomic"
 	"time"
 
-	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/fanyi-go/translate/internal/memo"
 )
 
-// cacheEntry is one cached translation. The key fields are kept to rule out hash collisions.
-// res is the Result every fresh hit without a RequestID of its own gets: shared, read-only,
-// with a request id of its own.
+// keyFields is what, besides the text, makes two requests the same for the cache: the
+// source, the full normalised target (pt-BR is not pt-PT; zh, zh-CN and zh-Hans are one),
+// scene and style. The pinned engine is not part of it: each entry records its engine, and
+// a pin without fallback takes only its own engine's entries.
+type keyFields struct {
+	src, tgt int32 // interned language ids: the source's key, the target's full key
+	scene    Scene
+	style    Style
+}
+
+func (r *request) keyFields() keyFields {
+	return keyFields{src: int32(r.srcID), tgt: int32(r.tgt.FullID), scene: r.Scene, style: r.Style}
+}
+
+// hash mixes the text's hash with the key fields.
+func (k keyFields) hash(text uint64) uint64 {
+	return mix(text ^ uint64(k.src)<<40 ^ uint64(k.tgt)<<20 ^ uint64(k.scene)<<8 ^ uint64(k.style)<<4)
+}
+
+// cacheKey is a cache entry's key.
+type cacheKey struct {
+	text string
+	keyFields
+}
+
+// cacheable reports whether r may read and write the cache.
+func (c *Client) cacheable(r *request) bool {
+	return c.cache != nil && !r.NoCache && r.tgt.FullID != 0
+}
+
+// cacheEntry is one cached translation. res is the Result every fresh hit without a
+// RequestID of its own gets: shared, read-only, with a request id of its own.
 type cacheEntry struct {
-	hash     uint64
-	text     string
-	key      keyFields
-	at       int64        // unix nanos when stored
-	promoted atomic.Int64 // unix nanos when last moved to the LRU's front
-	res      *Result
-	shared   resultID
+	engine string // the engine that made it
+	res    *Result
+	shared resultID
 }
 
 // resultID is a Result with room for a generated request id.
@@ -40,226 +63,143 @@ func (e *cacheEntry) hit(reqID string) *Result {
 	return res
 }
 
-// keyFields is what, besides the text, makes two requests the same: languages, scene,
-// style and the pinned engine (policy).
-type keyFields struct {
-	src, tgt int32 // interned language ids
-	pinned   int32 // engine index + 1; 0 when routed
-	scene    Scene
-	style    Style
+// cache is the in-process translation cache (internal/memo: LRU shards with a lock-free
+// index for hits). Entries are fresh for ttl and then kept, stale, until evicted, to answer
+// when every engine fails.
+type cache struct {
+	m   *memo.Cache[cacheKey, *cacheEntry]
+	ttl int64
 }
 
-func (r *request) keyFields() keyFields {
-	k := keyFields{src: int32(r.srcID), tgt: int32(r.tgt.ID), scene: r.Scene, style: r.Style}
+func newCache(entries int, ttl int64) *cache {
+	return &cache{m: memo.NewCache[cacheKey, *cacheEntry](entries), ttl: ttl}
+}
+
+// get returns the entry for r, and whether it is still fresh.
+func (c *cache) get(r *request, now int64) (*cacheEntry, bool) {
+	e, at, ok := c.m.Get(r.hash, cacheKey{r.Text, r.key}, now)
+	if !ok {
+		return nil, false
+	}
+	return e, now-at < c.ttl
+}
+
+func (c *cache) put(r *request, out, source, engine string, now int64) {
+	e := &cacheEntry{engine: engine}
+	e.res = &e.shared.Result
+	*e.res = Result{Text: out, Source: source, FromCache: true, RequestID: requestID("", &e.shared.id)}
+	c.m.Put(r.hash, cacheKey{r.Text, r.key}, e, now)
+}
+
+// flightKey is what makes two requests in flight share one engine call: the cache key and
+// the pin (a pinned request never takes another engine's answer through a flight).
+type flightKey struct {
+	cacheKey
+	pinned   int32 // engine index + 1; 0 when routed
+	fallback bool
+}
+
+type flight = memo.Flight[flightKey, *Result]
+
+func (r *request) flightKey() flightKey {
+	k := flightKey{cacheKey: cacheKey{r.Text, r.key}, fallback: r.AllowFallback}
 	if r.pinned != nil {
 		k.pinned = int32(r.pinned.idx + 1)
 	}
 	return k
 }
 
-// cache is the in-process translation cache: LRUs (golang-lru/v2), sharded by key, whose
-// entries are fresh for ttl and then kept, stale, until evicted, to answer when every engine
-// fails. Hits read a lock-free, direct-mapped index of the entries beside the LRUs: one
-// atomic load. The LRUs decide evictions, and an evicted entry leaves the index; an entry
-// whose index slot another key took is still found in its LRU.
-type cache struct {
-	shards []cacheShard
-	mask   uint64
-	index  []atomic.Pointer[cacheEntry] // slot hash&imask; twice the capacity, a power of 2
-	imask  uint64
-	ttl    int64
-}
-
-type cacheShard struct {
-	mu  sync.Mutex // serialises writes, so the index never holds an evicted entry
-	lru *lru.Cache[uint64, *cacheEntry]
-}
-
-// cacheShards is the shard count of caches of at least 1024 entries.
-const cacheShards = 16
-
-func newCache(entries int, ttl int64) *cache {
-	n := 1
-	if entries >= 1024 {
-		n = cacheShards
-	}
-	slots := 1
-	for slots < 2*entries {
-		slots <<= 1
-	}
-	c := &cache{shards: make([]cacheShard, n), mask: uint64(n - 1), ttl: ttl,
-		index: make([]atomic.Pointer[cacheEntry], slots), imask: uint64(slots - 1)}
-	for i := range c.shards {
-		// entries > 0 is checked in New. Evictions run inside Add, so under the shard's mu.
-		c.shards[i].lru, _ = lru.NewWithEvict((entries+n-1)/n, func(k uint64, e *cacheEntry) {
-			c.index[k&c.imask].CompareAndSwap(e, nil)
-		})
-	}
-	return c
-}
-
-func (c *cache) shard(h uint64) *cacheShard { return &c.shards[(h>>59)&c.mask] }
-
-// promoteEvery is how often a hot entry moves to the front of its LRU: taking the LRU's
-// lock on every hit would make it the cost of a hit, so recency is kept at this granularity.
-const promoteEvery = int64(time.Second)
-
-// get returns the entry for r, and whether it is still fresh.
-func (c *cache) get(r *request, now int64) (*cacheEntry, bool) {
-	e := c.index[r.hash&c.imask].Load()
-	if e == nil || e.hash != r.hash {
-		var ok bool
-		if e, ok = c.shard(r.hash).lru.Peek(r.hash); !ok {
-			return nil, false
-		}
-	}
-	if e.text != r.Text || e.key != r.key {
-		return nil, false
-	}
-	if p := e.promoted.Load(); now-p >= promoteEvery && e.promoted.CompareAndSwap(p, now) {
-		c.shard(r.hash).lru.Get(r.hash)
-	}
-	return e, now-e.at < c.ttl
-}
-
-func (c *cache) put(r *request, out, source string, now int64) {
-	e := &cacheEntry{hash: r.hash, text: r.Text, key: r.key, at: now}
-	e.promoted.Store(now)
-	e.res = &e.shared.Result
-	*e.res = Result{Text: out, Source: source, FromCache: true, RequestID: requestID("", &e.shared.id)}
-	s := c.shard(r.hash)
-	s.mu.Lock()
-	s.lru.Add(r.hash, e)
-	c.index[r.hash&c.imask].Store(e)
-	s.mu.Unlock()
-}
-
-// flight is one engine round-trip that identical concurrent requests share. Its done
-// channel is made by the first follower, so a request nobody joins allocates none.
-type flight struct {
-	hash   uint64
-	text   string
-	key    keyFields
-	done   atomic.Pointer[chan struct{}]
-	landed atomic.Bool // res and err are set
-	res    *Result
-	err    error
-}
-
-// flightSlots is the size of the flights table: more than the requests a Client usually has
-// in flight at once.
-const flightSlots = 1024
-
-// flights coalesces concurrent identical misses into one call, without locks: a
-// direct-mapped table of the flights in the air. A request whose slot holds a different
-// request's flight is not coalesced (it leads a flight of its own, unregistered); identical
-// requests always meet in their slot.
+// flights coalesces identical concurrent misses into one walk, at any load.
 type flights struct {
-	slots   [flightSlots]atomic.Pointer[flight]
-	waiting atomic.Int32 // followers waiting on a flight (for tests)
+	m memo.Flights[flightKey, *Result]
 }
 
-// join registers f as r's flight and returns it with lead true, or returns the flight an
-// identical request already leads.
 func (fs *flights) join(r *request, f *flight) (*flight, bool) {
-	f.hash, f.text, f.key = r.hash, r.Text, r.key
-	s := &fs.slots[r.hash%flightSlots]
-	for {
-		if s.CompareAndSwap(nil, f) {
-			return f, true
-		}
-		g := s.Load()
-		if g == nil {
-			continue // it landed in between
-		}
-		if g.hash == r.hash && g.text == r.Text && g.key == r.key {
-			return g, false
-		}
-		return f, true
-	}
+	return fs.m.Join(r.hash, r.flightKey(), f)
 }
 
-// land publishes the leader's answer and wakes the followers.
 func (fs *flights) land(r *request, f *flight, res *Result, err error) {
-	f.res, f.err = res, err
-	f.landed.Store(true)
-	fs.slots[r.hash%flightSlots].CompareAndSwap(f, nil)
-	if ch := f.done.Load(); ch != nil {
-		close(*ch)
+	fs.m.Land(r.hash, r.flightKey(), f, res, err)
+}
+
+// follow waits for the identical request in flight and returns its answer (done), or
+// done=false when its caller gave up and this request must run on its own.
+func (c *Client) follow(ctx context.Context, r *request, f *flight) (*Result, error, bool) {
+	res, err := f.Wait(ctx)
+	switch {
+	case ctx.Err() != nil:
+		return nil, ctx.Err(), true
+	case err == nil:
+		return c.reuse(res, r.RequestID, r.t0), nil, true
+	case KindOf(err) != KindCanceled:
+		return nil, err, true
+	}
+	return nil, nil, false
+}
+
+// Request ids are remembered for RequestWindow, at most seenEntries of them in at most
+// seenBytes: a request id reaches each engine at most once within the window.
+const (
+	seenEntries = 100_000
+	seenBytes   = 64 << 20
+)
+
+// seen remembers, for each caller-given request id, the engines it was sent to and its
+// first answer or error (internal/memo.Seen).
+type seen struct{ m *memo.Seen[*Result] }
+
+func newSeen() seen {
+	return seen{memo.NewSeen(RequestWindow, seenEntries, seenBytes, resultSize)}
+}
+
+// resultSize estimates the bytes a remembered Result holds.
+func resultSize(r *Result) int64 {
+	return int64(len(r.Text)+len(r.Source)+len(r.Engine)+len(r.RequestID)) + int64(len(r.Attempts))*64 + 160
+}
+
+// prior is what is known of a caller's request id.
+type prior struct {
+	res     *Result // its first answer
+	err     error   // its first error, when it has no answer
+	engines uint64  // the engines it was sent to, by index bit
+}
+
+func (s seen) lookup(id string, h uint64, now int64) (prior, bool) {
+	res, has, err, engines, ok := s.m.Lookup(id, h, now)
+	if !has {
+		res = nil
+	}
+	return prior{res: res, err: err, engines: engines}, ok
+}
+
+func (s seen) claim(id string, h uint64, engine int, now int64) bool {
+	return s.m.Claim(id, h, engine, now)
+}
+
+// remember stores a served request's answer in the cache and, for a caller's RequestID,
+// its first answer or error.
+func (c *Client) remember(r *request, res *Result, err error, now int64) {
+	if err == nil && c.cacheable(r) && !res.FromCache && res.Engine != "" {
+		c.cache.put(r, res.Text, res.Source, res.Engine, now)
+	}
+	switch {
+	case r.RequestID == "":
+	case err == nil:
+		c.seen.m.Answer(r.RequestID, r.hash, res, now)
+	case KindOf(err) != KindCanceled:
+		c.seen.m.Fail(r.RequestID, r.hash, err, now)
 	}
 }
 
-// wait waits for the flight or ctx. The follower publishes its channel before it looks at
-// landed, and the leader sets landed before it looks for a channel, so one of them sees the
-// other: no follower waits on a flight that has landed.
-func (fs *flights) wait(ctx context.Context, f *flight) error {
-	fs.waiting.Add(1)
-	defer fs.waiting.Add(-1)
-	ch := f.done.Load()
-	if ch == nil {
-		nc := make(chan struct{})
-		if f.done.CompareAndSwap(nil, &nc) {
-			ch = &nc
-		} else {
-			ch = f.done.Load()
+// sentTo returns the engines of a prior as a set.
+func (p prior) sentTo() set {
+	var s set
+	for i := 0; i < 64; i++ {
+		if p.engines&(1<<i) != 0 {
+			s.add(i)
 		}
 	}
-	if f.landed.Load() {
-		return nil
-	}
-	select {
-	case <-*ch:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return s
 }
 
-// dedupWindow is how long a RequestID's first answer is reused.
-const dedupWindow = int64(10e9)
-
-// dedupKey identifies a request by its RequestID and content.
-type dedupKey struct {
-	id   string
-	hash uint64
-}
-
-type dedupEntry struct {
-	res *Result
-	at  int64
-}
-
-// dedup remembers, for 10 seconds, the answer to each caller-given RequestID, so a retried
-// request is answered from its first call and never billed twice.
-type dedup struct {
-	mu    sync.Mutex
-	m     map[dedupKey]dedupEntry
-	sweep int64
-}
-
-func (d *dedup) get(k dedupKey, now int64) *Result {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	e, ok := d.m[k]
-	if !ok || now-e.at >= dedupWindow {
-		return nil
-	}
-	return e.res
-}
-
-func (d *dedup) put(k dedupKey, res *Result, now int64) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.m == nil {
-		d.m = map[dedupKey]dedupEntry{}
-	}
-	if now-d.sweep >= dedupWindow {
-		for k, e := range d.m {
-			if now-e.at >= dedupWindow {
-				delete(d.m, k)
-			}
-		}
-		d.sweep = now
-	}
-	d.m[k] = dedupEntry{res: res, at: now}
-}
+var _ = time.Second

@@ -87,11 +87,23 @@ type Error struct {
 	Excluded map[string]string
 }
 
-// Error returns "translate: <engine>: <kind>: <message>: <cause>", leaving out empty parts,
-// followed by the engines tried when Attempts is set.
+// maxErrorText bounds what Error returns.
+const maxErrorText = 64 << 10
+
+// Error returns "translate: <engine>: <kind> (HTTP <status>): <message>: <cause>", leaving
+// out empty parts, followed by the engines tried when Attempts is set. Nested errors of this
+// package are written without their own "translate: " prefix. The text is cut at 64 KiB.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("translate: ")
+	e.write(&b)
+	if b.Len() > maxErrorText {
+		return b.String()[:maxErrorText]
+	}
+	return b.String()
+}
+
+func (e *Error) write(b *strings.Builder) {
 	if e.Engine != "" {
 		b.WriteString(e.Engine)
 		b.WriteString(": ")
@@ -106,25 +118,35 @@ func (e *Error) Error() string {
 		b.WriteString(": ")
 		b.WriteString(e.Message)
 	}
-	if e.Err != nil {
+	if e.Err != nil && b.Len() < maxErrorText {
 		b.WriteString(": ")
-		b.WriteString(e.Err.Error())
+		if inner, ok := e.Err.(*Error); ok && inner != nil {
+			inner.write(b)
+		} else {
+			b.WriteString(e.Err.Error())
+		}
 	}
 	if len(e.Attempts) > 0 {
-		b.WriteString(" [tried:")
-		for _, a := range e.Attempts {
-			b.WriteString(" ")
-			b.WriteString(a.Engine)
-			if a.Err != nil {
-				b.WriteString("=")
-				b.WriteString(KindOf(a.Err).String())
-			} else {
-				b.WriteString("=ok")
-			}
-		}
-		b.WriteString("]")
+		writeAttempts(b, e.Attempts)
 	}
-	return b.String()
+}
+
+func writeAttempts(b *strings.Builder, as []Attempt) {
+	b.WriteString(" [tried:")
+	for _, a := range as {
+		if b.Len() > maxErrorText {
+			break
+		}
+		b.WriteString(" ")
+		b.WriteString(a.Engine)
+		if a.Err != nil {
+			b.WriteString("=")
+			b.WriteString(KindOf(a.Err).String())
+		} else {
+			b.WriteString("=ok")
+		}
+	}
+	b.WriteString("]")
 }
 
 // Unwrap returns the underlying error.
@@ -146,7 +168,7 @@ func KindOf(err error) Kind {
 		return KindUnknown
 	}
 	var e *Error
-	if errors.As(err, &e) {
+	if errors.As(err, &e) && e != nil {
 		return e.Kind
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {

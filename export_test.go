@@ -1,9 +1,12 @@
 package translate
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // WaitingForTest returns how many requests wait on a coalesced flight.
-func WaitingForTest(c *Client) int { return int(c.flights.waiting.Load()) }
+func WaitingForTest(c *Client) int { return c.flights.m.Waiting() }
 
 // ManualProbesForTest wraps clk so that a Client built on it (WithClock) starts no
 // background probe loop: the helpers' manual clock sleeps at once, so it cannot pace one.
@@ -17,3 +20,13 @@ func (manualProbes) manualProbes() {}
 // ProbeRoundForTest runs one probe round now and returns when it is done. It does nothing
 // without WithProbes.
 func ProbeRoundForTest(c *Client) { c.probeRound(context.Background()) }
+
+// SetLatencyForTest sets an engine's recent (EWMA) latency as if folds had measured it, and
+// rebuilds its view: tests of the latency rules need no real slow calls.
+func SetLatencyForTest(c *Client, name string, d time.Duration) {
+	e := c.byName[name]
+	nv := *e.view.Load()
+	nv.ewma = d
+	c.rebuildView(e, &nv)
+	e.view.Store(&nv)
+}

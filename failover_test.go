@@ -13,7 +13,8 @@ import (
 	"github.com/fanyi-go/translate/engines/fake"
 )
 
-func TestRetrySameEngineOnceWithBackoffThenSwitch(t *testing.T) {
+// Seed rule: after Unavailable the loop switches while another candidate exists, at once.
+func TestUnavailableSwitchesWhileAnotherCandidateExists(t *testing.T) {
 	clk := newClock()
 	a, b := fake.New("a"), fake.New("b")
 	a.Down(translate.KindUnavailable)
@@ -23,14 +24,33 @@ func TestRetrySameEngineOnceWithBackoffThenSwitch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"a", "a", "b"}, engineNames(res.Attempts)); diff != "" {
+	if diff := cmp.Diff([]string{"a", "b"}, engineNames(res.Attempts)); diff != "" {
 		t.Errorf("attempt engines (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"unavailable", "unavailable", "ok"}, kinds(res.Attempts)); diff != "" {
+	if diff := cmp.Diff([]string{"unavailable", "ok"}, kinds(res.Attempts)); diff != "" {
 		t.Errorf("attempt kinds (-want +got):\n%s", diff)
 	}
 	if res.Text != "[es] hello" || res.Engine != "b" {
 		t.Errorf("got %q from %q, want %q from b", res.Text, res.Engine, "[es] hello")
+	}
+	if slept := clk.Slept(); len(slept) != 0 {
+		t.Errorf("backoff waits = %v, want none: another engine was there", slept)
+	}
+}
+
+// Seed rule: the same engine is retried, after a 200ms backoff, only when it is the only
+// candidate left.
+func TestUnavailableRetriesSameEngineWhenAlone(t *testing.T) {
+	clk := newClock()
+	a := fake.New("a")
+	a.Script(fake.Fail(translate.KindUnavailable))
+	c := newClient(t, translate.WithClock(clk), sharp, translate.WithEngine(a, primary))
+	res, err := c.Translate(context.Background(), req("hello"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"unavailable", "ok"}, kinds(res.Attempts)); diff != "" {
+		t.Errorf("attempt kinds (-want +got):\n%s", diff)
 	}
 	slept := clk.Slept()
 	if len(slept) != 1 || slept[0] < 160*time.Millisecond || slept[0] > 240*time.Millisecond {
@@ -157,15 +177,17 @@ func TestRetryAfterBeyondDeadlineSwitches(t *testing.T) {
 }
 
 func TestKindTable(t *testing.T) {
-	// For each Kind the engine answers: how many calls it gets (retry once or not) and
-	// whether the request then fails over to b.
+	// For each Kind the engine answers: how many calls it gets and whether the request then
+	// fails over to b. With b there, nothing is retried on a (seed rule: switch while
+	// another candidate exists); TestKindTableAlone covers the retries.
 	cases := []struct {
 		kind     translate.Kind
 		calls    int
 		failover bool
 	}{
-		{translate.KindUnknown, 2, true},
-		{translate.KindUnavailable, 2, true},
+		{translate.KindUnknown, 1, true},
+		{translate.KindUnavailable, 1, true},
+		{translate.KindRateLimited, 1, true},
 		{translate.KindTimeout, 1, true},
 		{translate.KindUnsupported, 1, true},
 		{translate.KindUnauthorized, 1, true},
@@ -185,6 +207,38 @@ func TestKindTable(t *testing.T) {
 			}
 			if got := b.Calls() == 1; got != tc.failover {
 				t.Errorf("failed over = %v, want %v (err %v)", got, tc.failover, err)
+			}
+		})
+	}
+}
+
+func TestKindTableAlone(t *testing.T) {
+	// For each Kind the only engine answers: how many calls it gets (retried once or not).
+	cases := []struct {
+		kind  translate.Kind
+		calls int
+	}{
+		{translate.KindUnknown, 2},
+		{translate.KindUnavailable, 2},
+		{translate.KindRateLimited, 2},
+		{translate.KindTimeout, 2},
+		{translate.KindUnsupported, 1},
+		{translate.KindUnauthorized, 1},
+		{translate.KindQuotaExhausted, 1},
+		{translate.KindBadOutput, 1},
+		{translate.KindInvalidInput, 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.kind.String(), func(t *testing.T) {
+			a := fake.New("a")
+			a.Down(tc.kind)
+			c := newClient(t, translate.WithClock(newClock()), sharp, translate.WithEngine(a, primary))
+			_, err := c.Translate(context.Background(), req("hello"))
+			if a.Calls() != tc.calls {
+				t.Errorf("a calls = %d, want %d", a.Calls(), tc.calls)
+			}
+			if translate.KindOf(err) != tc.kind {
+				t.Errorf("err = %v, want kind %v", err, tc.kind)
 			}
 		})
 	}

@@ -2,11 +2,12 @@ package translate_test
 
 import (
 	"context"
-	"golang.org/x/text/language"
 	"runtime"
 	"sync"
 	"testing"
 	"time"
+
+	"golang.org/x/text/language"
 
 	"go.uber.org/goleak"
 

@@ -109,18 +109,19 @@ type observer struct {
 	reqStart []trace.SpanStartOption
 	attStart []trace.SpanStartOption
 
-	requests     metric.Int64Counter
-	requestDur   metric.Float64Histogram
-	attempts     metric.Int64Counter
-	attemptDur   metric.Float64Histogram
-	breakerMoves metric.Int64Counter
-	degradations metric.Int64Counter
-	cacheLookups metric.Int64Counter
-	credits      metric.Float64Counter
-	chars        metric.Int64Counter
-	decisionDur  metric.Float64Histogram
-	quotaLeft    metric.Int64ObservableGauge
-	quotaReg     metric.Registration
+	requests       metric.Int64Counter
+	requestDur     metric.Float64Histogram
+	attempts       metric.Int64Counter
+	attemptDur     metric.Float64Histogram
+	breakerMoves   metric.Int64Counter
+	degradations   metric.Int64Counter
+	cacheLookups   metric.Int64Counter
+	credits        metric.Float64Counter
+	chars          metric.Int64Counter
+	decisionDur    metric.Float64Histogram
+	quotaLeft      metric.Int64ObservableGauge
+	configRejected metric.Int64Counter
+	quotaReg       metric.Registration
 
 	engines   []engineTel                    // by engine index
 	req       [numOutcomes][2][2]measureOpts // outcome, cache_hit, degraded
@@ -134,14 +135,33 @@ type observer struct {
 // as the decision itself.
 const decisionEvery = 16
 
+// newObserver builds the Client's observer: its logger, tracer and instruments, and the
+// attribute sets recording needs.
 func newObserver(c *Client, o options) (*observer, error) {
 	ob := &observer{log: o.logger}
 	if ob.log != nil {
 		ob.hashKey = make([]byte, 32)
 		rand.Read(ob.hashKey)
 	}
+	ob.initTracing(o.tracerProvider)
+	mp := o.meterProvider
+	if mp == nil {
+		mp = otel.GetMeterProvider()
+	}
+	m := mp.Meter(scopeName)
+	if err := ob.initInstruments(m); err != nil {
+		return nil, fmt.Errorf("translate: telemetry: %w", err)
+	}
+	ob.initAttrs(c)
+	if err := ob.registerQuota(m, c); err != nil {
+		return nil, fmt.Errorf("translate: telemetry: %w", err)
+	}
+	return ob, nil
+}
 
-	tp := o.tracerProvider
+// initTracing picks the tracer: none for an explicit no-op provider, and none while the
+// global provider is still the API's delegate (no SDK installed).
+func (ob *observer) initTracing(tp trace.TracerProvider) {
 	if tp == nil {
 		tp = otel.GetTracerProvider()
 	}
@@ -153,64 +173,50 @@ func newObserver(c *Client, o options) (*observer, error) {
 	}
 	ob.reqStart = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindInternal)}
 	ob.attStart = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient)}
+}
 
-	mp := o.meterProvider
-	if mp == nil {
-		mp = otel.GetMeterProvider()
-	}
-	m := mp.Meter(scopeName)
+// Histogram bucket boundaries, in seconds: requests and attempts take from a fraction of a
+// millisecond (cache hits) to the 8s deadline; a routing decision takes about a microsecond.
+var (
+	latencyBuckets  = metric.WithExplicitBucketBoundaries(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
+	decisionBuckets = metric.WithExplicitBucketBoundaries(1e-7, 2.5e-7, 5e-7, 1e-6, 2.5e-6, 5e-6, 1e-5, 2.5e-5, 5e-5, 1e-4, 1e-3)
+)
+
+// initInstruments creates every instrument.
+func (ob *observer) initInstruments(m metric.Meter) error {
 	var errs []error
-	check := func(err error) {
-		if err != nil {
-			errs = append(errs, err)
-		}
+	counter := func(dst *metric.Int64Counter, name, unit, desc string) {
+		var err error
+		*dst, err = m.Int64Counter(name, metric.WithUnit(unit), metric.WithDescription(desc))
+		errs = append(errs, err)
 	}
-	// Histogram bucket boundaries, in seconds: requests and attempts take from a fraction
-	// of a millisecond (cache hits) to the 8s deadline; a routing decision takes about a
-	// microsecond.
-	latencyBuckets := metric.WithExplicitBucketBoundaries(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
-	decisionBuckets := metric.WithExplicitBucketBoundaries(1e-7, 2.5e-7, 5e-7, 1e-6, 2.5e-6, 5e-6, 1e-5, 2.5e-5, 5e-5, 1e-4, 1e-3)
+	histogram := func(dst *metric.Float64Histogram, name, desc string, b metric.HistogramOption) {
+		var err error
+		*dst, err = m.Float64Histogram(name, metric.WithUnit("s"), metric.WithDescription(desc), b)
+		errs = append(errs, err)
+	}
+	counter(&ob.requests, "translate.requests", "{request}", "Requests answered, by outcome (ok or the error Kind), cache hit and degradation.")
+	histogram(&ob.requestDur, "translate.request.duration", "Duration of Translate calls, end to end.", latencyBuckets)
+	counter(&ob.attempts, "translate.attempts", "{attempt}", "Engine calls, by engine and outcome (ok or the error Kind).")
+	histogram(&ob.attemptDur, "translate.attempt.duration", "Duration of engine calls, by engine.", latencyBuckets)
+	counter(&ob.breakerMoves, "translate.breaker.transitions", "{transition}", "Circuit breaker state changes, by engine and states.")
+	counter(&ob.degradations, "translate.degradations", "{request}", "Requests answered by a degradation path: a stale cache entry or a fallback-only engine.")
+	counter(&ob.cacheLookups, "translate.cache.lookups", "{lookup}", "Cache lookups, by hit (a fresh entry) or miss.")
+	counter(&ob.chars, "translate.chars", "{char}", "Standard characters (code points) charged for engine calls, by engine.")
+	counter(&ob.configRejected, "translate.config.rejected", "{config}", "Configurations Reconfigure rejected; the running one was kept.")
+	histogram(&ob.decisionDur, "translate.routing.decision.duration", "Duration of routing decisions (filter, score, pick), sampled one in 16.", decisionBuckets)
 	var err error
-	ob.requests, err = m.Int64Counter("translate.requests", metric.WithUnit("{request}"),
-		metric.WithDescription("Requests answered, by outcome (ok or the error Kind), cache hit and degradation."))
-	check(err)
-	ob.requestDur, err = m.Float64Histogram("translate.request.duration", metric.WithUnit("s"),
-		metric.WithDescription("Duration of Translate calls, end to end."),
-		latencyBuckets)
-	check(err)
-	ob.attempts, err = m.Int64Counter("translate.attempts", metric.WithUnit("{attempt}"),
-		metric.WithDescription("Engine calls, by engine and outcome (ok or the error Kind)."))
-	check(err)
-	ob.attemptDur, err = m.Float64Histogram("translate.attempt.duration", metric.WithUnit("s"),
-		metric.WithDescription("Duration of engine calls, by engine."),
-		latencyBuckets)
-	check(err)
-	ob.breakerMoves, err = m.Int64Counter("translate.breaker.transitions", metric.WithUnit("{transition}"),
-		metric.WithDescription("Circuit breaker state changes, by engine and states."))
-	check(err)
-	ob.degradations, err = m.Int64Counter("translate.degradations", metric.WithUnit("{request}"),
-		metric.WithDescription("Requests answered by a degradation path: a stale cache entry or a fallback-only engine."))
-	check(err)
-	ob.cacheLookups, err = m.Int64Counter("translate.cache.lookups", metric.WithUnit("{lookup}"),
-		metric.WithDescription("Cache lookups, by hit (a fresh entry) or miss."))
-	check(err)
 	ob.credits, err = m.Float64Counter("translate.cost", metric.WithUnit("{credit}"),
-		metric.WithDescription("Credits charged for successful engine calls, by engine."))
-	check(err)
-	ob.chars, err = m.Int64Counter("translate.chars", metric.WithUnit("{char}"),
-		metric.WithDescription("Standard characters (code points) translated by successful engine calls, by engine."))
-	check(err)
-	ob.decisionDur, err = m.Float64Histogram("translate.routing.decision.duration", metric.WithUnit("s"),
-		metric.WithDescription("Duration of routing decisions (filter, score, pick), sampled one in 16."),
-		decisionBuckets)
-	check(err)
+		metric.WithDescription("Credits charged for engine calls, by engine."))
+	errs = append(errs, err)
 	ob.quotaLeft, err = m.Int64ObservableGauge("translate.quota.left", metric.WithUnit("{char}"),
 		metric.WithDescription("Standard characters left in the engine's quota period; -1 when unlimited."))
-	check(err)
-	if len(errs) > 0 {
-		return nil, fmt.Errorf("translate: telemetry: %w", errors.Join(errs...))
-	}
+	errs = append(errs, err)
+	return errors.Join(errs...)
+}
 
+// initAttrs precomputes the attribute sets recording uses, so that it allocates nothing.
+func (ob *observer) initAttrs(c *Client) {
 	ob.engines = make([]engineTel, len(c.engines))
 	for i, e := range c.engines {
 		et := &ob.engines[i]
@@ -233,8 +239,12 @@ func newObserver(c *Client, o options) (*observer, error) {
 	ob.how[0] = newMeasureOpts(attribute.String("how", howStaleCache))
 	ob.how[1] = newMeasureOpts(attribute.String("how", howFallbackEngine))
 	ob.noAttrs = newMeasureOpts()
+}
 
+// registerQuota observes every engine's quota left.
+func (ob *observer) registerQuota(m metric.Meter, c *Client) error {
 	engines := c.engines
+	var err error
 	ob.quotaReg, err = m.RegisterCallback(func(_ context.Context, obs metric.Observer) error {
 		now := c.now()
 		for i, e := range engines {
@@ -246,10 +256,15 @@ func newObserver(c *Client, o options) (*observer, error) {
 		}
 		return nil
 	}, ob.quotaLeft)
-	if err != nil {
-		return nil, fmt.Errorf("translate: telemetry: %w", err)
+	return err
+}
+
+// configRejectedOne counts a rejected configuration and warns.
+func (o *observer) configRejectedOne(err error) {
+	o.configRejected.Add(context.Background(), 1, o.noAttrs.add...)
+	if o.log != nil {
+		o.log.Warn("translate: configuration rejected; the running one is kept", slog.String("error", err.Error()))
 	}
-	return ob, nil
 }
 
 func b2i(b bool) int {

@@ -7,7 +7,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/fanyi-go/translate/internal/deadline"
 	"github.com/fanyi-go/translate/internal/lang"
 )
 
@@ -149,10 +148,19 @@ func (c *Client) probeRound(ctx context.Context) {
 	if err != nil {
 		return // validated in New; unreachable
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() { // Close cancels the round's probes
+		select {
+		case <-c.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	now := c.now()
 	var wg sync.WaitGroup
 	for _, e := range c.engines {
-		if e.h.takeServed() >= probeBusyCalls {
+		if e.h.TakeServed() >= probeBusyCalls {
 			continue
 		}
 		wg.Add(1)
@@ -182,53 +190,67 @@ func (c *Client) probeRequest() (*request, error) {
 }
 
 // probe probes one engine, unless a probe would tell nothing or cost too much, and moves it
-// in or out of maintenance.
+// in or out of maintenance. The call runs apart from the prober (invokeApart), so Close
+// returns promptly even when an engine ignores its context.
 func (c *Client) probe(ctx context.Context, e *engine, r *request, now int64) {
-	if e.has(flagSetAside) || now < e.offUntil.Load() ||
-		!e.supports(r.srcID, r.tgt.ID) {
+	if e.has(flagSetAside) || now < e.offUntil.Load() || !e.supports(r.srcID, r.tgt.ID) {
 		return
 	}
-	// Busy: a probe must not take a rate token or a slot real traffic is waiting for.
-	if e.limiter != nil && !e.limiter.AllowN(c.clock.Now(), 1) {
+	l := lease{texts: []string{r.Text}, chars: int64(r.chars)}
+	if !c.probeGates(e, &l) {
 		return
+	}
+	defer c.release(e, &l)
+	if c.reserve(e, &l, now) != nil {
+		return
+	}
+	start := time.Now()
+	dctx := newDeadline(ctx, start.Add(e.prof.Timeout))
+	req := &EngineRequest{Texts: l.texts, Source: r.src.Tag, Target: r.tgt.Tag, RequestID: r.id}
+	out, err := c.invokeApart(dctx, e, req)
+	err = c.check(dctx, ctx, e, r, l.texts, out, err)
+	lat := time.Since(start)
+	dctx.Release()
+	if err != nil && !mayHaveBilled(KindOf(err), ctx.Err() != nil) {
+		c.refund(e, &l)
+	} else {
+		c.charge(e, &l, out, now)
+	}
+	if ctx.Err() != nil {
+		return // Close: not the engine's fault
+	}
+	c.probeOutcome(e, r, out, err, lat)
+}
+
+// probeGates takes a rate token and a slot if both are free at once: a probe must not take
+// what real traffic is waiting for.
+func (c *Client) probeGates(e *engine, l *lease) bool {
+	if e.limiter != nil && !e.limiter.AllowN(c.clock.Now(), 1) {
+		return false
 	}
 	if e.sem != nil {
 		select {
 		case e.sem <- struct{}{}:
-			defer func() { <-e.sem }()
+			l.slot = true
 		default:
-			return
+			return false
 		}
 	}
-	chars := int64(r.chars)
-	cost := float64(chars) * e.prof.CostPerMillion / 1e6
-	if !e.q.Reserve(chars, now) {
+	return true
+}
+
+// probeOutcome records what a probe said about the engine.
+func (c *Client) probeOutcome(e *engine, r *request, out *EngineResult, err error, lat time.Duration) {
+	switch kind := KindOf(err); {
+	case err == nil:
+	case kind == KindUnsupported:
+		e.unsupported.add(r.srcID, r.tgt.ID)
 		return
-	}
-	if e.prof.Class != ClassFree && !c.budget.Reserve(cost, now) {
-		e.q.Refund(chars)
-		return
-	}
-	start := time.Now()
-	dctx := deadline.New(ctx, start.Add(e.prof.Timeout))
-	out, lat, err := c.call(ctx, dctx, e, r, &EngineRequest{}, []string{r.Text}, start, 1)
-	dctx.Release()
-	if err != nil {
-		e.q.Refund(chars)
-		c.budget.Refund(cost)
-		if ctx.Err() != nil {
-			return // Close: not the engine's fault
-		}
-		switch kind := KindOf(err); {
-		case kind == KindUnsupported:
-			e.markUnsupported(r.srcID, r.tgt.ID)
-			return
-		case !breakerFailure(kind):
-			return // says nothing about the engine's health
-		}
+	case !breakerFailure(kind):
+		return // says nothing about the engine's health
 	}
 	pass := err == nil && c.probes.accepts(e.name, out.Texts[0])
-	e.h.record(uint64(time.Now().UnixNano()), pass, lat)
+	e.h.Record(uint64(time.Now().UnixNano()), pass, lat)
 	c.probed(e, pass)
 }
 
@@ -237,6 +259,7 @@ func (c *Client) probe(ctx context.Context, e *engine, r *request, now int64) {
 func (c *Client) probed(e *engine, pass bool) {
 	if pass {
 		e.probeFails.Store(0)
+		c.probePassed(e)
 		if e.clear(flagMaintenance) {
 			c.obs.poolChanged(e.name, PoolMaintenance, e.routingPool())
 		}

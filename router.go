@@ -3,12 +3,15 @@ package translate
 import (
 	"math"
 	"math/rand/v2"
+	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
 
+	"github.com/fanyi-go/translate/internal/health"
 	"github.com/fanyi-go/translate/internal/lang"
 	"github.com/fanyi-go/translate/internal/quota"
 )
@@ -25,29 +28,35 @@ type engine struct {
 	limiter *rate.Limiter // nil: unlimited
 	sem     chan struct{} // nil: unlimited concurrency
 	br      breakers
-	h       health
+	h       health.Counters
+	fold    foldState
 	q       *quota.Quota
 	// Profile facts the router reads on every decision, kept beside its other hot fields.
 	quotaLimited bool // Quota > 0
 	canary       bool // Canary > 0
 	fallback     bool // FallbackOnly
+	free         bool // ClassFree or no price: costs no budget
 	nameHash     uint64
 
 	view        atomic.Pointer[view]
-	flags       atomic.Uint32 // flagSetAside, flagMaintenance
+	flags       atomic.Uint32 // flagSetAside, flagMaintenance, flagIsolate
 	outUntil    atomic.Int64  // quota exhausted: out until this time (unix nanos)
-	coolUntil   atomic.Int64  // Retry-After: out until this time (unix nanos)
+	coolUntil   atomic.Int64  // Retry-After or vendor limits: out until this time (unix nanos)
 	offUntil    atomic.Int64  // the later of outUntil and coolUntil, for the router
-	unsupported sync.Map      // pair (uint64) -> struct{}: pairs the engine said it does not take
-	anyUnsupp   atomic.Bool
+	unsupported pairMemory    // pairs the engine said it does not take
 	probeFails  atomic.Int32
+	abandoned   atomic.Int32 // isolated calls still running after their deadline
 }
 
-// Engine flags: reasons an engine is out until something changes.
+// Engine flags: reasons an engine is out, or treated apart, until something changes.
 const (
 	flagSetAside    uint32 = 1 << iota // unauthorized: out until reconfigured
 	flagMaintenance                    // failed probes: out until a probe passes
+	flagIsolate                        // overran a deadline once: calls run apart (failover.go)
 )
+
+// flagsOut are the flags that keep an engine out of routing.
+const flagsOut = flagSetAside | flagMaintenance
 
 func (e *engine) has(flag uint32) bool { return e.flags.Load()&flag != 0 }
 
@@ -68,23 +77,51 @@ func (e *engine) outFor(f *atomic.Int64, t int64) {
 	}
 }
 
+// maxUnsupportedPairs bounds the pairs an engine's refusals are remembered for: the pairs
+// come from user input, and past the bound the oldest memory is dropped.
+const maxUnsupportedPairs = 4096
+
+// pairMemory remembers language pairs an engine refused, up to maxUnsupportedPairs; when
+// full it starts over (the engine is asked again, and refuses again).
+type pairMemory struct {
+	any atomic.Bool // fast path: nothing remembered
+	mu  sync.RWMutex
+	m   map[uint64]struct{}
+}
+
 func pairKey(src, tgt int) uint64 { return uint64(uint32(src))<<32 | uint64(uint32(tgt)) }
+
+func (p *pairMemory) has(src, tgt int) bool {
+	if !p.any.Load() {
+		return false
+	}
+	p.mu.RLock()
+	_, ok := p.m[pairKey(src, tgt)]
+	p.mu.RUnlock()
+	return ok
+}
+
+func (p *pairMemory) add(src, tgt int) {
+	p.mu.Lock()
+	if p.m == nil || len(p.m) >= maxUnsupportedPairs {
+		p.m = make(map[uint64]struct{})
+	}
+	p.m[pairKey(src, tgt)] = struct{}{}
+	p.mu.Unlock()
+	p.any.Store(true)
+}
+
+func (p *pairMemory) len() int {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return len(p.m)
+}
 
 func (e *engine) supports(src, tgt int) bool {
 	if !e.langs.Has(tgt) || (src != 0 && !e.langs.Has(src)) {
 		return false
 	}
-	if e.anyUnsupp.Load() {
-		if _, bad := e.unsupported.Load(pairKey(src, tgt)); bad {
-			return false
-		}
-	}
-	return true
-}
-
-func (e *engine) markUnsupported(src, tgt int) {
-	e.unsupported.Store(pairKey(src, tgt), struct{}{})
-	e.anyUnsupp.Store(true)
+	return !e.unsupported.has(src, tgt)
 }
 
 // fallbackOnly reports whether the engine serves only when the normal pool has failed.
@@ -99,23 +136,12 @@ type request struct {
 	hash     uint64
 	pinned   *engine
 	userHash uint64
-	key      keyFields // computed once: pinned may be dropped on failover
+	key      keyFields
 	id       string    // RequestID, given or generated
 	t0       time.Time // when the request left the cache behind: its latency starts here
-	// ignoreBudget lifts the budget rule, to tell whether it is why no engine is left.
-	ignoreBudget bool
-}
-
-// budgetIsWhy reports whether the daily budget is what leaves r without candidates.
-func (c *Client) budgetIsWhy(r *request, excl *set, ph phase, now int64) bool {
-	if c.budget.Unlimited() {
-		return false
-	}
-	var buf [16]candidate
-	r.ignoreBudget = true
-	n := len(c.filter(r, excl, ph, now, buf[:0]))
-	r.ignoreBudget = false
-	return n > 0
+	economy  bool      // past Budget.EconomyAt, normal priority: free engines first
+	stripe   uint8     // the request's stripe of the seeded random sequence
+	prior    *prior    // what is known of the caller's RequestID, when it was seen before
 }
 
 // set is a small bitset of engine indices.
@@ -137,6 +163,17 @@ func (s *set) has(i int) bool {
 	return j < uint(len(s.big)) && s.big[j]&(1<<(u&63)) != 0
 }
 
+// del removes i (n stays: it only tells an empty set apart).
+func (s *set) del(i int) {
+	if i < 128 {
+		s.small[i/64] &^= 1 << (i % 64)
+		return
+	}
+	if j := i/64 - 2; j < len(s.big) {
+		s.big[j] &^= 1 << (i % 64)
+	}
+}
+
 func (s *set) add(i int) {
 	s.n++
 	if i < 128 {
@@ -150,24 +187,204 @@ func (s *set) add(i int) {
 	s.big[j] |= 1 << (i % 64)
 }
 
-// del removes i (n stays: it only tells an empty set apart).
-func (s *set) del(i int) {
-	if i < 128 {
-		s.small[i/64] &^= 1 << (i % 64)
-		return
+// stage is one step of a request's plan: which engines it may draw from.
+type stage uint8
+
+const (
+	stagePinned   stage = iota // the pinned engine alone
+	stageNormal                // the normal pool
+	stageFree                  // economy: free engines of either pool
+	stageLast                  // last resort: the fallback-only pool
+	stagePaid                  // economy: paid engines of the normal pool
+	stagePaidLast              // economy: paid engines of the fallback-only pool
+	stageStale                 // a stale cache entry
+)
+
+// in reports whether e belongs to stage s (apart from every other filter).
+func (s stage) in(e *engine, v *view, r *request) bool {
+	switch s {
+	case stagePinned:
+		return e == r.pinned
+	case stageNormal:
+		return !e.fallbackOnly(v)
+	case stageFree:
+		return e.free
+	case stageLast:
+		return e.fallbackOnly(v)
+	case stagePaid:
+		return !e.free && !e.fallbackOnly(v)
+	case stagePaidLast:
+		return !e.free && e.fallbackOnly(v)
 	}
-	if j := i/64 - 2; j < len(s.big) {
-		s.big[j] &^= 1 << (i % 64)
+	return false
+}
+
+// degraded reports whether an answer from stage s is a degradation.
+func (s stage) degraded() bool { return s == stageLast || s == stagePaidLast }
+
+// plan is the order of stages a request walks through (seed 000 §4.4, §6.3): the pinned
+// engine; then the normal pool, the last-resort pool and a stale cache entry; or, past the
+// economy threshold, free engines, a stale entry, and paid engines only then.
+type plan struct {
+	stages [6]stage
+	n      int
+}
+
+func (p *plan) add(s ...stage) {
+	for _, x := range s {
+		p.stages[p.n] = x
+		p.n++
 	}
 }
 
-// phase selects the pool the router draws from.
-type phase uint8
+// planFor returns r's plan.
+func planFor(r *request) plan {
+	var p plan
+	if r.pinned != nil {
+		p.add(stagePinned)
+		if !r.AllowFallback {
+			p.add(stageStale) // a stale entry the pinned engine made
+			return p
+		}
+	}
+	if r.economy {
+		p.add(stageFree, stageStale, stagePaid, stagePaidLast)
+		return p
+	}
+	p.add(stageNormal, stageLast, stageStale)
+	return p
+}
+
+// reason says why an engine cannot serve a request now; reasonNone when it can.
+type reason uint8
 
 const (
-	phaseNormal phase = iota
-	phaseFallback
+	reasonNone reason = iota
+	reasonSetAside
+	reasonMaintenance
+	reasonOff
+	reasonBreaker
+	reasonHealth
+	reasonQuota
+	reasonPair
+	reasonRegion
+	reasonPremium
+	reasonBudget
+	reasonLegal
+	reasonChat
 )
+
+var reasonText = [...]string{"", "set aside (unauthorized)", "in maintenance (failed probes)",
+	"out (quota exhausted or Retry-After)", "breaker open", "health below MinHealth",
+	"quota left smaller than the text", "pair not supported", "region not allowed",
+	"premium engine, normal priority", "daily budget", "legal scene needs quality >= LegalMinQuality",
+	"chat scene needs recent latency <= ChatMaxLatency"}
+
+// reasonKind is the Kind of a pinned engine's skip for a reason.
+func reasonKind(why reason) Kind {
+	switch why {
+	case reasonSetAside:
+		return KindUnauthorized
+	case reasonQuota:
+		return KindQuotaExhausted
+	case reasonPair, reasonRegion:
+		return KindUnsupported
+	case reasonBudget:
+		return KindBudgetExceeded
+	case reasonPremium:
+		return KindNoEngine
+	}
+	return KindUnavailable
+}
+
+// joinReasons writes "a: why; b: why" in engine name order.
+func joinReasons(m map[string]string) string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	for i, n := range names {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(n + ": " + m[n])
+	}
+	return b.String()
+}
+
+// exclude returns why e cannot serve r now (reasonNone if it can), and whether its call
+// would be a half-open breaker's trial. budgetFrac is the day's budget fraction spent, -1
+// with no budget. It never blocks and allocates nothing.
+func (c *Client) exclude(e *engine, v *view, r *request, now int64, budgetFrac float64) (reason, bool) {
+	if why := outOfService(e, now); why != reasonNone {
+		return why, false
+	}
+	ok, trial := e.br.of(r.Scene).allowed(now)
+	switch {
+	case !ok:
+		return reasonBreaker, false
+	case !trial && !e.fallbackOnly(v) && v.avail < c.routing.MinHealth: // the last resort is judged by its breaker
+		return reasonHealth, false
+	case e.quotaLimited && e.q.Left(now) < int64(r.chars):
+		return reasonQuota, false
+	case !e.supports(r.srcID, r.tgt.ID):
+		return reasonPair, false
+	case len(r.Regions) > 0 && !regionAllowed(e.prof.Region, r.Regions):
+		return reasonRegion, false
+	}
+	if why := c.classRule(e, r, budgetFrac); why != reasonNone {
+		return why, false
+	}
+	if !trial && !v.sceneOK[r.Scene] {
+		if r.Scene == SceneLegal {
+			return reasonLegal, false
+		}
+		return reasonChat, false
+	}
+	return reasonNone, trial
+}
+
+// outOfService returns why e is out for everybody: set aside, in maintenance, or out until
+// a time (quota exhausted, Retry-After).
+func outOfService(e *engine, now int64) reason {
+	switch f := e.flags.Load() & flagsOut; {
+	case f&flagSetAside != 0:
+		return reasonSetAside
+	case f != 0:
+		return reasonMaintenance
+	case now < e.offUntil.Load():
+		return reasonOff
+	}
+	return reasonNone
+}
+
+func regionAllowed(region string, allowed []string) bool {
+	for _, a := range allowed {
+		if a == region {
+			return true
+		}
+	}
+	return false
+}
+
+// classRule applies the priority and budget rules: normal requests never reach premium
+// engines unless pinned; past EconomyAt of the daily budget premium engines serve nobody;
+// once the budget is spent only free engines serve. budgetFrac is -1 with no budget.
+func (c *Client) classRule(e *engine, r *request, budgetFrac float64) reason {
+	class := e.prof.Class
+	if class == ClassPremium && r.Priority != PriorityHigh && r.pinned != e {
+		return reasonPremium
+	}
+	if budgetFrac < 0 || e.free {
+		return reasonNone
+	}
+	if budgetFrac >= 1 || (budgetFrac >= c.economyAt && class == ClassPremium) {
+		return reasonBudget
+	}
+	return reasonNone
+}
 
 // candidate is an engine that passed the filters, with its weight.
 type candidate struct {
@@ -177,72 +394,67 @@ type candidate struct {
 	canary bool
 }
 
-// filter appends to dst the engines that may serve r now, in pool ph, leaving out excl.
-// It never blocks and allocates nothing while dst has room.
-func (c *Client) filter(r *request, excl *set, ph phase, now int64, dst []candidate) []candidate {
-	budgetFrac := -1.0 // no budget
-	if !c.budget.Unlimited() {
-		budgetFrac = c.budget.Fraction(now)
-	}
+// filter appends to dst the engines of stage s that may serve r now, leaving out tried.
+func (c *Client) filter(r *request, tried *set, s stage, now int64, dst []candidate) []candidate {
+	frac := c.budgetFraction(now)
 	for _, e := range c.engines {
-		if excl.has(e.idx) || (r.pinned != nil && r.pinned != e) {
+		if tried.has(e.idx) {
 			continue
 		}
 		v := e.view.Load()
-		if (ph == phaseFallback) != e.fallbackOnly(v) && r.pinned == nil {
+		if !s.in(e, v, r) {
 			continue
 		}
-		if e.flags.Load() != 0 || now < e.offUntil.Load() {
-			continue
+		if why, trial := c.exclude(e, v, r, now, frac); why == reasonNone {
+			dst = append(dst, candidate{e: e, w: v.weight[r.Scene], trial: trial, canary: e.canary})
 		}
-		ok, trial := e.br.of(r.Scene).allowed(now)
-		if !ok {
-			continue
-		}
-		if !trial && v.avail < c.routing.MinHealth {
-			continue
-		}
-		if e.quotaLimited && e.q.Left(now) < int64(r.chars) {
-			continue
-		}
-		if !e.supports(r.srcID, r.tgt.ID) {
-			continue
-		}
-		if !c.classAllowed(e, r, budgetFrac) {
-			continue
-		}
-		if !trial && !v.sceneOK[r.Scene] {
-			continue
-		}
-		dst = append(dst, candidate{e: e, w: v.weight[r.Scene], trial: trial, canary: e.canary})
 	}
 	return dst
 }
 
-// classAllowed applies the priority and budget rules: normal requests never reach premium
-// engines; past EconomyAt of the daily budget only free and standard engines serve; once the
-// budget is spent only free engines do. budgetFrac is the fraction spent, -1 with no budget.
-func (c *Client) classAllowed(e *engine, r *request, budgetFrac float64) bool {
-	class := e.prof.Class
-	if class == ClassPremium && r.Priority != PriorityHigh && r.pinned == nil {
-		return false
+// budgetFraction returns the fraction of the day's budget spent (and reserved), -1 when
+// the budget is unlimited.
+func (c *Client) budgetFraction(now int64) float64 {
+	if c.budget.Unlimited() {
+		return -1
 	}
-	if budgetFrac < 0 || class == ClassFree || e.prof.CostPerMillion == 0 || r.ignoreBudget {
-		return true
+	return c.budget.Fraction(now)
+}
+
+// excluded explains, for a KindNoEngine error, why every engine not tried was left out.
+func (c *Client) excluded(r *request, tried *set, now int64) map[string]string {
+	frac := c.budgetFraction(now)
+	m := make(map[string]string, len(c.engines))
+	for _, e := range c.engines {
+		if tried.has(e.idx) {
+			continue
+		}
+		why, _ := c.exclude(e, e.view.Load(), r, now, frac)
+		switch {
+		case why == reasonPair:
+			m[e.name] = "pair " + langOf(r.src) + "->" + r.tgt.Canon + " not supported"
+		case why != reasonNone:
+			m[e.name] = reasonText[why]
+		case r.pinned != nil && !r.AllowFallback && e != r.pinned:
+			m[e.name] = "not the pinned engine"
+		default:
+			m[e.name] = "not reached (attempt or switch limit)"
+		}
 	}
-	if budgetFrac >= 1 {
-		return false
+	return m
+}
+
+func langOf(in *lang.Info) string {
+	if in == nil {
+		return "auto"
 	}
-	if budgetFrac >= c.economyAt && class == ClassPremium {
-		return false
-	}
-	return true
+	return in.Canon
 }
 
 // pick chooses one candidate: a half-open breaker's trial first, then a canary for the users
 // in its share, then (sticky) rendezvous hashing or a softmax draw over the weights. Users
 // outside a canary's share reach it only when nothing else is left.
-func (c *Client) pick(r *request, cands []candidate) *engine {
+func (c *Client) pick(r *request, cands []candidate, draw uint64) *engine {
 	var canaryHit *engine
 	sum, others := 0.0, 0
 	for i := range cands {
@@ -262,54 +474,80 @@ func (c *Client) pick(r *request, cands []candidate) *engine {
 	if canaryHit != nil {
 		return canaryHit
 	}
-	onlyCanaries := others == 0
-	if onlyCanaries {
+	if others == 0 { // only canaries: everybody may use them
 		for i := range cands {
+			cands[i].canary = false
 			sum += cands[i].w
 		}
 	}
-	eligible := func(cd *candidate) bool { return onlyCanaries || !cd.canary }
 	if c.routing.Sticky {
-		var best *engine
-		bestV := math.Inf(-1)
-		for i := range cands {
-			cd := &cands[i]
-			if !eligible(cd) {
-				continue
-			}
-			// Weighted rendezvous hashing: argmax of -w/ln(u).
-			if v := -cd.w / math.Log(unit(mix(r.hash^cd.e.nameHash))); v > bestV {
-				best, bestV = cd.e, v
-			}
-		}
-		return best
+		return sticky(r.hash, cands)
 	}
-	x := c.random() * sum
+	x := unit(draw) * sum
 	var last *engine
 	for i := range cands {
-		cd := &cands[i]
-		if !eligible(cd) {
-			continue
+		if cd := &cands[i]; !cd.canary {
+			if x -= cd.w; x < 0 {
+				return cd.e
+			}
+			last = cd.e
 		}
-		if x -= cd.w; x < 0 {
-			return cd.e
-		}
-		last = cd.e
 	}
 	return last
 }
 
-// inCanary reports whether the user (by hash) falls in the engine's canary share.
+// sticky picks by weighted rendezvous hashing: the same text goes to the same engine among
+// the same candidates.
+func sticky(h uint64, cands []candidate) *engine {
+	var best *engine
+	bestV := math.Inf(-1)
+	for i := range cands {
+		cd := &cands[i]
+		if cd.canary {
+			continue
+		}
+		if v := -cd.w / math.Log(unit(mix(h^cd.e.nameHash))); v > bestV {
+			best, bestV = cd.e, v
+		}
+	}
+	return best
+}
+
+// inCanary reports whether the user (by hash) falls in the engine's canary share. The share
+// is a threshold on a stable per-user number, so raising it keeps every user who was in.
 func inCanary(userHash uint64, e *engine) bool {
 	return float64(mix(userHash^e.nameHash)%10000) < e.prof.Canary*100
 }
 
-// random returns a uniform number in [0,1) from the Client's seeded, lock-free sequence.
-func (c *Client) random() float64 {
+// rngStripes spreads the seeded random sequence over independent counters, so parallel
+// requests seldom share a cache line (the draw is still a pure function of the seed and
+// the request sequence per stripe).
+const rngStripes = 8
+
+type rngStripe struct {
+	n atomic.Uint64
+	_ [56]byte
+}
+
+// draw returns a uniform 64-bit number for a request of the given stripe (rngStripe of its
+// text): from the runtime's per-P source, or with WithSeed from the stripe's seeded
+// sequence.
+func (c *Client) draw(stripe uint8) uint64 {
 	if !c.seeded {
-		return rand.Float64() // per-P runtime source: no shared state
+		return rand.Uint64()
 	}
-	return unit(mix(c.seed + c.rng.Add(1)*0x9e3779b97f4a7c15))
+	s := &c.rng[stripe%rngStripes]
+	return mix(c.seed + uint64(stripe)<<56 + s.n.Add(1)*0x9e3779b97f4a7c15)
+}
+
+// rngStripeOf picks a text's stripe of the seeded sequence: a fixed function of the text
+// (not of the Client's random hash seed), so the same seed and requests draw the same.
+func rngStripeOf(text string) uint8 {
+	h := uint32(2166136261)
+	for i := 0; i < len(text) && i < 16; i++ {
+		h = (h ^ uint32(text[i])) * 16777619
+	}
+	return uint8((h ^ uint32(len(text))) % rngStripes)
 }
 
 // mix is the splitmix64 finaliser.
@@ -324,132 +562,3 @@ func mix(x uint64) uint64 {
 
 // unit maps x to (0,1).
 func unit(x uint64) float64 { return (float64(x>>11) + 0.5) / (1 << 53) }
-
-// fold folds every engine's statistics into its view when HealthEvery has passed. It runs on
-// the request path in whichever goroutine first sees the fold due; others go on at once.
-func (c *Client) maybeFold(now int64) {
-	next := c.nextFold.Load()
-	if now < next || !c.nextFold.CompareAndSwap(next, now+int64(c.routing.HealthEvery)) {
-		return
-	}
-	secs := float64(c.routing.HealthEvery) / float64(time.Second)
-	if last := c.lastFold.Swap(now); last != 0 && now > last {
-		secs = float64(now-last) / float64(time.Second)
-	}
-	for _, e := range c.engines {
-		if ev := c.foldEngine(e, secs); ev != nil {
-			c.obs.poolChanged(e.name, ev.from, ev.to)
-		}
-	}
-}
-
-type poolMove struct{ from, to Pool }
-
-// foldEngine folds one engine's window and rebuilds its view.
-func (c *Client) foldEngine(e *engine, secs float64) *poolMove {
-	h := &e.h
-	calls, fails, okCalls, lat := h.take()
-	old := e.view.Load()
-
-	h.mu.Lock()
-	h.pos = (h.pos + 1) % healthFolds
-	h.winCalls[h.pos], h.winFails[h.pos] = calls, fails
-	var wc, wf int64
-	for i := range h.winCalls {
-		wc += h.winCalls[i]
-		wf += h.winFails[i]
-	}
-	h.lastRate = float64(calls) / math.Max(secs, 1e-9)
-	nv := *old
-	if calls >= minFoldCalls && wc > 0 {
-		nv.avail = 1 - float64(wf)/float64(wc)
-		if old.avail > 0 && (old.avail-nv.avail)/old.avail > 0.15 {
-			h.drops++
-		} else {
-			h.drops = 0
-		}
-		bad := h.drops >= 2 || nv.avail < c.routing.MinHealth
-		switch {
-		case bad:
-			h.demoted, h.good = true, 0
-		case h.demoted:
-			h.good++
-			if h.good >= 2 {
-				h.demoted, h.good = false, 0
-			}
-		}
-	}
-	if okCalls > 0 {
-		mean := time.Duration(lat / okCalls)
-		nv.ewma = time.Duration(ewmaAlpha*float64(mean) + (1-ewmaAlpha)*float64(old.ewma))
-	}
-	if h.demoted {
-		nv.pool = PoolFallback
-	} else {
-		nv.pool = PoolNormal
-	}
-	nv.gate = trafficGate(h.lastRate, e.safeRate())
-	h.mu.Unlock()
-
-	c.rebuildView(e, &nv)
-	e.view.Store(&nv)
-	if nv.pool != old.pool {
-		return &poolMove{old.pool, nv.pool}
-	}
-	return nil
-}
-
-// resetHealth clears an engine's window after its breaker closed again: five good trial
-// calls are fresher evidence than the failures that opened it.
-func (c *Client) resetHealth(e *engine) {
-	h := &e.h
-	h.mu.Lock()
-	h.winCalls, h.winFails = [healthFolds]int64{}, [healthFolds]int64{}
-	h.drops, h.good, h.demoted = 0, 0, false
-	h.mu.Unlock()
-	old := e.view.Load()
-	nv := *old
-	nv.avail, nv.pool = 1, PoolNormal
-	c.rebuildView(e, &nv)
-	e.view.Store(&nv)
-}
-
-// safeRate is the request rate the traffic gate protects: SafeRate, else RateLimit.
-func (e *engine) safeRate() float64 {
-	if e.prof.SafeRate > 0 {
-		return e.prof.SafeRate
-	}
-	return e.prof.RateLimit
-}
-
-// trafficGate lowers an engine's weight as its recent rate nears its safe rate: 1 below 70%
-// of it, falling linearly to 0.1 at 100% and beyond.
-func trafficGate(rate, safe float64) float64 {
-	if safe <= 0 {
-		return 1
-	}
-	u := rate / safe
-	switch {
-	case u <= 0.7:
-		return 1
-	case u >= 1:
-		return 0.1
-	}
-	return 1 - 0.9*(u-0.7)/0.3
-}
-
-// rebuildView recomputes the scores, weights and scene rules of v.
-func (c *Client) rebuildView(e *engine, v *view) {
-	v.speed = SpeedScore(v.ewma)
-	if v.gate == 0 {
-		v.gate = 1
-	}
-	w := c.routing.Weights
-	for s := range sceneNames {
-		v.score[s] = Score(w, e.quality[s], 100*v.avail, v.speed, e.cost)
-		v.weight[s] = math.Exp(v.score[s]/c.routing.Temperature) * v.gate
-		v.sceneOK[s] = true
-	}
-	v.sceneOK[SceneLegal] = e.quality[SceneLegal] >= c.routing.LegalMinQuality
-	v.sceneOK[SceneChat] = v.ewma <= c.routing.ChatMaxLatency
-}

@@ -3,7 +3,6 @@ package translate
 import (
 	"math"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -172,68 +171,195 @@ type view struct {
 	gate    float64                  // traffic gate factor 0..1
 }
 
-// healthStripes is how many stripes the call counters are spread over, so that requests on
-// different cores seldom write the same cache line.
-const healthStripes = 8
-
-// healthStripe is one stripe of counters, padded to two cache lines: Go does not align
-// structs to cache lines, and a stripe must share no line with another or with the fields
-// the router reads on every request.
-type healthStripe struct {
-	calls, fails, okCalls atomic.Int64
-	latNanos              atomic.Int64 // sum of successful calls' latencies
-	served                atomic.Int64 // successful real calls since the last probe round
-	_                     [88]byte
-}
-
-// health collects an engine's call statistics between folds. Recording is lock-free.
-type health struct {
-	_       [128]byte // keeps the stripes off the lines of the fields before them
-	stripes [healthStripes]healthStripe
-
-	mu       sync.Mutex // guards the fold state below
+// foldState is an engine's availability window and pool standing between folds.
+type foldState struct {
+	mu       sync.Mutex
 	winCalls [healthFolds]int64
 	winFails [healthFolds]int64
 	pos      int
 	drops    int // consecutive folds with an availability drop over 15%
-	good     int // consecutive good folds while in the fallback pool
+	good     int // consecutive good folds (or passing probes) while demoted
 	demoted  bool
 	lastRate float64 // requests per second over the last fold
 }
 
-// record records one call, in the stripe chosen by key (any well-mixed number, such as the
-// request's hash).
-func (h *health) record(key uint64, ok bool, latency time.Duration) {
-	s := &h.stripes[key%healthStripes]
-	s.calls.Add(1)
-	if !ok {
-		s.fails.Add(1)
+// window returns the calls and failures in the window.
+func (f *foldState) window() (calls, fails int64) {
+	for i := range f.winCalls {
+		calls += f.winCalls[i]
+		fails += f.winFails[i]
+	}
+	return calls, fails
+}
+
+// maybeFold folds every engine's statistics into its view when HealthEvery has passed. It
+// runs on the request path in whichever goroutine first sees the fold due; others go on.
+func (c *Client) maybeFold(now int64) {
+	next := c.nextFold.Load()
+	if now < next || !c.nextFold.CompareAndSwap(next, now+int64(c.routing.HealthEvery)) {
 		return
 	}
-	s.okCalls.Add(1)
-	s.latNanos.Add(int64(latency))
+	secs := float64(c.routing.HealthEvery) / float64(time.Second)
+	if last := c.lastFold.Swap(now); last != 0 && now > last {
+		secs = float64(now-last) / float64(time.Second)
+	}
+	for _, e := range c.engines {
+		if from, to, moved := c.foldEngine(e, secs); moved {
+			c.obs.poolChanged(e.name, from, to)
+		}
+	}
 }
 
-// served counts a successful real call, for the prober.
-func (h *health) served(key uint64) { h.stripes[key%healthStripes].served.Add(1) }
-
-// takeServed returns and resets the successful real calls since the last call.
-func (h *health) takeServed() int64 {
-	var n int64
-	for i := range h.stripes {
-		n += h.stripes[i].served.Swap(0)
+// foldEngine folds one engine's counters into its window and rebuilds its view: an
+// availability drop over 15% two folds in a row, or availability under MinHealth, demotes
+// it to the fallback pool; two good folds bring it back. A fold with fewer than
+// minFoldCalls calls keeps its standing.
+func (c *Client) foldEngine(e *engine, secs float64) (from, to Pool, moved bool) {
+	s := e.h.Take()
+	old := e.view.Load()
+	f := &e.fold
+	f.mu.Lock()
+	f.pos = (f.pos + 1) % healthFolds
+	f.winCalls[f.pos], f.winFails[f.pos] = s.Calls, s.Fails
+	wc, wf := f.window()
+	f.lastRate = float64(s.Calls) / math.Max(secs, 1e-9)
+	nv := *old
+	if s.Calls >= minFoldCalls && wc > 0 {
+		nv.avail = 1 - float64(wf)/float64(wc)
+		c.judgeFold(f, old.avail, nv.avail)
 	}
-	return n
+	if s.OKCalls > 0 {
+		nv.ewma = time.Duration(ewmaAlpha*float64(s.MeanLatency()) + (1-ewmaAlpha)*float64(old.ewma))
+	}
+	nv.pool = poolOf(f.demoted)
+	nv.gate = trafficGate(f.lastRate, e.safeRate())
+	f.mu.Unlock()
+	c.rebuildView(e, &nv)
+	e.view.Store(&nv)
+	return old.pool, nv.pool, nv.pool != old.pool
 }
 
-// take returns and resets the counters of the fold.
-func (h *health) take() (calls, fails, okCalls, latNanos int64) {
-	for i := range h.stripes {
-		s := &h.stripes[i]
-		calls += s.calls.Swap(0)
-		fails += s.fails.Swap(0)
-		okCalls += s.okCalls.Swap(0)
-		latNanos += s.latNanos.Swap(0)
+// judgeFold updates the demotion state after a fold with enough calls. f.mu is held.
+func (c *Client) judgeFold(f *foldState, was, now float64) {
+	if was > 0 && (was-now)/was > 0.15 {
+		f.drops++
+	} else {
+		f.drops = 0
 	}
-	return
+	switch {
+	case f.drops >= 2 || now < c.routing.MinHealth:
+		f.demoted, f.good = true, 0
+	case f.demoted:
+		f.promote()
+	}
+}
+
+// promote counts one good fold or passing probe of a demoted engine; two bring it back.
+func (f *foldState) promote() {
+	if f.good++; f.good >= 2 {
+		f.demoted, f.good, f.drops = false, 0, 0
+	}
+}
+
+func poolOf(demoted bool) Pool {
+	if demoted {
+		return PoolFallback
+	}
+	return PoolNormal
+}
+
+// probePassed lets probes alone bring back an engine demoted by health: an engine in the
+// fallback pool gets no ordinary traffic to show it has recovered, so two passing probes
+// count as two good folds (its window restarts from them).
+func (c *Client) probePassed(e *engine) {
+	f := &e.fold
+	f.mu.Lock()
+	if !f.demoted {
+		f.mu.Unlock()
+		return
+	}
+	f.promote()
+	back := !f.demoted
+	if back {
+		f.winCalls, f.winFails = [healthFolds]int64{}, [healthFolds]int64{}
+	}
+	f.mu.Unlock()
+	if back {
+		c.setStanding(e, 1, PoolNormal)
+		c.obs.poolChanged(e.name, PoolFallback, PoolNormal)
+	}
+}
+
+// resetHealth clears an engine's window after its breaker closed again: five good trial
+// calls are fresher evidence than the failures that opened it.
+func (c *Client) resetHealth(e *engine) {
+	f := &e.fold
+	f.mu.Lock()
+	f.winCalls, f.winFails = [healthFolds]int64{}, [healthFolds]int64{}
+	f.drops, f.good, f.demoted = 0, 0, false
+	f.mu.Unlock()
+	c.setStanding(e, 1, PoolNormal)
+}
+
+// setStanding replaces an engine's availability and pool and rebuilds its view.
+func (c *Client) setStanding(e *engine, avail float64, pool Pool) {
+	nv := *e.view.Load()
+	nv.avail, nv.pool = avail, pool
+	c.rebuildView(e, &nv)
+	e.view.Store(&nv)
+}
+
+// liveHealth is an engine's availability including the calls since the last fold, for
+// Engines(): what has happened shows at once, while routing moves only at folds.
+func liveHealth(e *engine) float64 {
+	s := e.h.Peek()
+	f := &e.fold
+	f.mu.Lock()
+	wc, wf := f.window()
+	f.mu.Unlock()
+	wc, wf = wc+s.Calls, wf+s.Fails
+	if wc == 0 {
+		return e.view.Load().avail
+	}
+	return 1 - float64(wf)/float64(wc)
+}
+
+// safeRate is the request rate the traffic gate protects: SafeRate, else RateLimit.
+func (e *engine) safeRate() float64 {
+	if e.prof.SafeRate > 0 {
+		return e.prof.SafeRate
+	}
+	return e.prof.RateLimit
+}
+
+// trafficGate lowers an engine's weight as its recent rate nears its safe rate: 1 below 70%
+// of it, falling linearly to 0.1 at 100% and beyond.
+func trafficGate(rate, safe float64) float64 {
+	if safe <= 0 {
+		return 1
+	}
+	u := rate / safe
+	switch {
+	case u <= 0.7:
+		return 1
+	case u >= 1:
+		return 0.1
+	}
+	return 1 - 0.9*(u-0.7)/0.3
+}
+
+// rebuildView recomputes the scores, weights and scene rules of v.
+func (c *Client) rebuildView(e *engine, v *view) {
+	v.speed = SpeedScore(v.ewma)
+	if v.gate == 0 {
+		v.gate = 1
+	}
+	w := c.routing.Weights
+	for s := range sceneNames {
+		v.score[s] = Score(w, e.quality[s], 100*v.avail, v.speed, e.cost)
+		v.weight[s] = math.Exp(v.score[s]/c.routing.Temperature) * v.gate
+		v.sceneOK[s] = true
+	}
+	v.sceneOK[SceneLegal] = e.quality[SceneLegal] >= c.routing.LegalMinQuality
+	v.sceneOK[SceneChat] = v.ewma <= c.routing.ChatMaxLatency
 }

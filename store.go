@@ -116,7 +116,7 @@ func WithStore(s Store) Option { return func(o *options) { o.store = s } }
 // Budget reports the daily budget: the shared figures when the Client has a Store.
 func (c *Client) Budget() BudgetStatus {
 	now := c.now()
-	st := BudgetStatus{Daily: c.budget.Daily(), Spent: c.budget.Spent(now)}
-	st.Economy = st.Daily > 0 && st.Spent >= c.economyAt*st.Daily
+	st := BudgetStatus{Daily: c.budget.Daily(), Spent: c.budget.Spent(now), Reserved: c.budget.Reserved(now)}
+	st.Economy = st.Daily > 0 && st.Spent+st.Reserved >= c.economyAt*st.Daily
 	return st
 }

@@ -4,12 +4,8 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"hash/maphash"
-	"iter"
-	"log/slog"
-	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,263 +18,14 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/fanyi-go/translate/internal/clock"
 	"github.com/fanyi-go/translate/internal/deadline"
 	"github.com/fanyi-go/translate/internal/lang"
 	"github.com/fanyi-go/translate/internal/quota"
 	"github.com/fanyi-go/translate/internal/segment"
 
-	"go.opentelemetry.io/otel/metric"
-	"go.opentelemetry.io/otel/trace"
 	"golang.org/x/text/language"
 )
-
-// Engine is a machine-translation engine: one vendor adapter, a fake, or your own.
-// The Client does everything around the call (routing, retries, failover, caching,
-// quotas, tracing); an Engine does exactly one call.
-//
-// Implementations must follow these rules:
-//
-//   - Name returns a constant, non-empty name, unique among the engines of one Client.
-//   - Translate is safe for concurrent use by multiple goroutines.
-//   - Translate returns exactly len(req.Texts) texts, in the order of req.Texts, or an error.
-//     It never returns (nil, nil) and never a partial result with a nil error.
-//   - Translate honours ctx: it returns promptly once ctx is done, with an error for which
-//     errors.Is(err, ctx.Err()) holds or a *Error of KindTimeout or KindCanceled.
-//   - Translate never retries, caches or fails over; the Client does that.
-//   - Translate does not modify req and does not keep it after returning.
-//   - Errors are *Error values whose Kind classifies the failure (see the Errors section of
-//     the package documentation); any other error is treated as KindUnknown. Message carries
-//     the vendor's message with credentials removed.
-//   - An Engine never puts a credential or the customer's text in an error.
-type Engine interface {
-	// Name returns the engine's name, as used in Request.Engine, Result.Engine and metrics.
-	Name() string
-	// Translate translates req.Texts from req.Source to req.Target.
-	Translate(ctx context.Context, req *EngineRequest) (*EngineResult, error)
-}
-
-// EngineRequest is one call to an Engine. The Client builds it; engines must not modify it.
-type EngineRequest struct {
-	Texts     []string
-	Source    language.Tag // language.Und means detect
-	Target    language.Tag
-	Scene     Scene
-	Style     Style
-	RequestID string
-}
-
-// EngineResult is what an Engine returns for one call.
-type EngineResult struct {
-	Texts       []string
-	Source      language.Tag // detected source, if the vendor reported it
-	BilledChars int64        // as the vendor reported it, 0 if unknown
-	// InputTokens and OutputTokens report LLM token usage where the vendor reports it
-	// (OpenAI-compatible engines); 0 if unknown.
-	InputTokens  int64
-	OutputTokens int64
-	// Limits is what the vendor said about its rate limits in this response (OpenAI's
-	// x-ratelimit-* headers, for example); nil when it said nothing. The Client slows an
-	// engine whose remaining requests or tokens run low, before the vendor answers 429.
-	Limits *VendorLimits
-}
-
-// VendorLimits is a vendor's report of its own rate limits, from response headers. A
-// negative Remaining value means the vendor did not report it; a zero Reset means unknown.
-type VendorLimits struct {
-	RemainingRequests int64         // requests left in the vendor's current window
-	RemainingTokens   int64         // tokens (or characters) left in the vendor's current window
-	ResetRequests     time.Duration // until the request window resets
-	ResetTokens       time.Duration // until the token window resets
-}
-
-// LanguagePair is a translation direction an engine supports. A Source of language.Und
-// means the engine accepts any of its sources for Target (and can detect the source).
-type LanguagePair struct {
-	Source language.Tag
-	Target language.Tag
-}
-
-// LanguageSupporter is implemented by engines that can list the pairs they translate, such as
-// Apertium (/listPairs) or DeepL (/v2/languages). When an engine's Profile.Languages is empty,
-// the Client asks SupportedPairs once at New (bounded by the engine's Timeout) and then routes
-// only the listed pairs to the engine; when the call fails, the engine is taken to support
-// every pair. Safe for concurrent use.
-type LanguageSupporter interface {
-	SupportedPairs(ctx context.Context) ([]LanguagePair, error)
-}
-
-// StreamEngine is implemented by engines that can stream a translation as it is produced
-// (engines/openai, over server-sent events). TranslateStream yields text deltas of the
-// translation of req.Texts[0] (the Client sends one text per streamed call), in order; the
-// concatenation of every delta is the whole translation. It yields a non-nil error at most
-// once, as its last value: a *Error with the Kind of the failure, as Translate would return.
-// It honours ctx and stops when the consumer stops ranging. Safe for concurrent use.
-type StreamEngine interface {
-	Engine
-	TranslateStream(ctx context.Context, req *EngineRequest) iter.Seq2[string, error]
-}
-
-// Chunk is one piece of a streamed translation (Client.TranslateStream).
-type Chunk struct {
-	Segment int    // index of the segment, in source order
-	Text    string // the segment's translation so far
-	Partial bool   // more of this segment follows; a later Chunk for the same Segment supersedes it
-	Engine  string
-}
-
-// Scene is the kind of content being translated. It selects per-scene quality, scene rules
-// and, for LLM engines, the prompt. The zero value is SceneGeneral.
-type Scene uint8
-
-// Scenes.
-const (
-	SceneGeneral Scene = iota
-	SceneTech
-	SceneLegal
-	SceneEcommerce
-	SceneChat
-)
-
-var sceneNames = [...]string{"general", "tech", "legal", "ecommerce", "chat"}
-
-// String returns the scene's lower-case name, such as "legal".
-func (s Scene) String() string {
-	if int(s) < len(sceneNames) {
-		return sceneNames[s]
-	}
-	return "scene(" + itoa(int(s)) + ")"
-}
-
-// Style is the register of the translation. The zero value is StyleDefault.
-type Style uint8
-
-// Styles.
-const (
-	StyleDefault Style = iota
-	StyleFormal
-	StyleCasual
-)
-
-// String returns "default", "formal" or "casual".
-func (s Style) String() string {
-	switch s {
-	case StyleDefault:
-		return "default"
-	case StyleFormal:
-		return "formal"
-	case StyleCasual:
-		return "casual"
-	}
-	return "style(" + itoa(int(s)) + ")"
-}
-
-// Priority decides which cost classes may serve a request. The zero value is PriorityNormal:
-// normal requests never reach premium engines.
-type Priority uint8
-
-// Priorities.
-const (
-	PriorityNormal Priority = iota
-	PriorityHigh
-)
-
-// String returns "normal" or "high".
-func (p Priority) String() string {
-	if p == PriorityHigh {
-		return "high"
-	}
-	if p == PriorityNormal {
-		return "normal"
-	}
-	return "priority(" + itoa(int(p)) + ")"
-}
-
-// CostClass groups engines by price for the budget and priority rules. The zero value is
-// ClassStandard.
-type CostClass uint8
-
-// Cost classes.
-const (
-	ClassStandard CostClass = iota // the default
-	ClassFree
-	ClassPremium
-)
-
-// String returns "standard", "free" or "premium".
-func (c CostClass) String() string {
-	switch c {
-	case ClassStandard:
-		return "standard"
-	case ClassFree:
-		return "free"
-	case ClassPremium:
-		return "premium"
-	}
-	return "class(" + itoa(int(c)) + ")"
-}
-
-// rank orders classes by price: free 0, standard 1, premium 2.
-func (c CostClass) rank() int {
-	switch c {
-	case ClassFree:
-		return 0
-	case ClassPremium:
-		return 2
-	}
-	return 1
-}
-
-// Profile describes an engine to the router. Zero values mean the documented defaults.
-type Profile struct {
-	Quality        float64           // 0..100 offline evaluation score; default 80
-	SceneQuality   map[Scene]float64 // per-scene overrides of Quality
-	Class          CostClass         // ClassFree, ClassStandard (default), ClassPremium
-	CostPerMillion float64           // credits per million standard characters
-	Languages      []string          // BCP 47 tags it translates between; empty means any
-	Timeout        time.Duration     // per attempt; default 5s
-	RateLimit      float64           // requests per second; 0 means unlimited
-	Burst          int               // rate limiter burst; 0 means max(1, ceil(RateLimit))
-	MaxConcurrency int               // in-flight calls; 0 means unlimited
-	Quota          int64             // standard characters per QuotaPeriod; 0 means unlimited
-	QuotaPeriod    time.Duration     // default 24h
-	MaxChars       int               // per call; longer text is segmented; 0 means unlimited
-	MaxTexts       int               // texts per call; default 1
-	FallbackOnly   bool              // last resort: used only when the normal pool has failed
-	// Canary is the percentage (0..100) of UserIDs this engine serves as a canary: a stable
-	// share of users, chosen by hashing the UserID, is routed to it whenever it is a
-	// candidate; everybody else never reaches it. 0 means the engine is not a canary.
-	Canary float64
-	// SafeRate is the request rate (per second) the engine can take safely; as its recent
-	// rate nears it, its routing weight falls (the traffic gate). 0 means RateLimit, and no
-	// gate when both are 0.
-	SafeRate float64
-	// Region is where the vendor processes the data: "eu", "us", "cn", ... ("" = global,
-	// unknown). Request.Regions filters on it.
-	Region string
-}
-
-// itoa avoids strconv in String methods of tiny enums.
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b [20]byte
-	i := len(b)
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	for n > 0 {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	if neg {
-		i--
-		b[i] = '-'
-	}
-	return string(b[i:])
-}
 
 // Request is one text to translate. Only Text and Target are required.
 type Request struct {
@@ -326,228 +73,6 @@ type Attempt struct {
 	Err     error // nil for the successful attempt
 }
 
-// Clock is the time source of a Client: health folds, breaker cooldowns, quota periods, the
-// daily budget, cache expiry, request de-duplication and backoff waits all read it. Request
-// and attempt deadlines are context deadlines and run on real time. Tests inject a Clock to
-// make time-dependent behaviour deterministic. Implementations must be safe for concurrent
-// use.
-type Clock interface {
-	Now() time.Time
-	// Sleep waits for d or until ctx is done, whichever comes first, and returns ctx.Err() in
-	// the latter case. It stops any timer it starts.
-	Sleep(ctx context.Context, d time.Duration) error
-}
-
-// systemClock is the real clock.
-type systemClock struct{}
-
-func (systemClock) Now() time.Time { return time.Now() }
-
-func (systemClock) Sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// RetryPolicy bounds retries and switches. Zero fields mean the default written beside them.
-type RetryPolicy struct {
-	PerEngine   int           // calls on one engine, the first included; 0 means 2; 1 disables retries
-	Backoff     time.Duration // wait before a retry on the same engine; 0 means 200ms, then x4, with jitter
-	MaxAttempts int           // engine calls per request; 0 means 3
-	MaxSwitches int           // engine switches per request; 0 means 2
-	// HedgeAfter starts the next candidate too when the first attempt has not answered
-	// after it; the first good answer wins and the other call is canceled. 0: no hedging.
-	HedgeAfter time.Duration
-	// HedgeBudget is the most extra calls hedging may add, as a share of calls (a token
-	// bucket, like gRPC's hedging throttle); 0 means 0.05.
-	HedgeBudget float64
-}
-
-func (p RetryPolicy) withDefaults() RetryPolicy {
-	if p.PerEngine == 0 {
-		p.PerEngine = 2
-	}
-	if p.Backoff == 0 {
-		p.Backoff = 200 * time.Millisecond
-	}
-	if p.MaxAttempts == 0 {
-		p.MaxAttempts = 3
-	}
-	if p.MaxSwitches == 0 {
-		p.MaxSwitches = 2
-	}
-	return p
-}
-
-func (p RetryPolicy) validate() error {
-	switch {
-	case p.PerEngine < 0:
-		return configError("RetryPolicy.PerEngine", "must not be negative")
-	case p.Backoff < 0:
-		return configError("RetryPolicy.Backoff", "must not be negative")
-	case p.MaxAttempts < 0:
-		return configError("RetryPolicy.MaxAttempts", "must not be negative")
-	case p.MaxSwitches < 0:
-		return configError("RetryPolicy.MaxSwitches", "must not be negative")
-	}
-	return nil
-}
-
-// Budget caps what the Client spends per UTC day. Zero fields mean the default written beside
-// them.
-type Budget struct {
-	Daily     float64 // credits per day; 0 means unlimited; never exceeded
-	EconomyAt float64 // fraction of Daily after which only free and standard engines serve; 0 means 0.8
-}
-
-// ProbePolicy configures active health probes (see WithProbes). Zero fields mean the default
-// written beside them; the zero value probes every 30s with "hello" from en to es, accepts
-// any non-empty answer and puts an engine in maintenance after 3 failed probes in a row.
-// Expect answers are compared with the engine's answer with surrounding white space trimmed
-// and case ignored; an engine with no entry (or an empty one) passes with any non-empty
-// answer. New copies the policy, so later changes to Expect have no effect.
-type ProbePolicy struct {
-	Interval       time.Duration       // 0 means 30s
-	Text           string              // "" means "hello"
-	Source, Target string              // "" means en -> es
-	Expect         map[string][]string // engine name -> acceptable answers; absent means any non-empty answer
-	Failures       int                 // consecutive failed probes before maintenance; 0 means 3
-}
-
-// Option configures a Client in New.
-type Option func(*options)
-
-type engineSpec struct {
-	e Engine
-	p Profile
-}
-
-type options struct {
-	engines          []engineSpec
-	deadline         time.Duration
-	retry            RetryPolicy
-	breaker          BreakerPolicy
-	routing          RoutingPolicy
-	cacheEntries     int
-	cacheTTL         time.Duration
-	noCache          bool
-	budget           Budget
-	probes           *ProbePolicy
-	logger           *slog.Logger
-	tracerProvider   trace.TracerProvider
-	meterProvider    metric.MeterProvider
-	seed             uint64
-	seeded           bool
-	clock            Clock
-	batchConcurrency int
-	store            Store
-}
-
-func defaultOptions() options {
-	return options{
-		deadline:         8 * time.Second,
-		cacheEntries:     10000,
-		cacheTTL:         24 * time.Hour,
-		clock:            systemClock{},
-		batchConcurrency: 8,
-		seed:             uint64(time.Now().UnixNano()),
-	}
-}
-
-// WithEngine adds an engine with its routing profile. At least one is required; names must
-// be unique.
-func WithEngine(e Engine, p Profile) Option {
-	return func(o *options) { o.engines = append(o.engines, engineSpec{e, p}) }
-}
-
-// WithDeadline bounds a whole request, every retry and failover included. Default 8s. The
-// caller's context may make it shorter.
-func WithDeadline(d time.Duration) Option { return func(o *options) { o.deadline = d } }
-
-// WithRetry sets the retry policy. Default: RetryPolicy{} (2 calls per engine, 200ms backoff,
-// 3 calls and 2 switches per request).
-func WithRetry(p RetryPolicy) Option { return func(o *options) { o.retry = p } }
-
-// WithBreaker sets the circuit breaker policy. Default: BreakerPolicy{} (window 40, 20
-// calls, ratio 0.5, cooldown 10s doubling to 5m, 5 half-open calls, per engine).
-func WithBreaker(p BreakerPolicy) Option { return func(o *options) { o.breaker = p } }
-
-// WithRouting sets the routing policy. Default: RoutingPolicy{} (weights 0.40/0.25/0.20/0.15,
-// temperature 20/ln(7/3), MinHealth 0.8, no stickiness, folds every 10s).
-func WithRouting(p RoutingPolicy) Option { return func(o *options) { o.routing = p } }
-
-// WithCache sizes the in-process cache. Default 10 000 entries kept fresh for 24h; expired
-// entries are kept (until evicted) to answer when every engine fails.
-func WithCache(entries int, ttl time.Duration) Option {
-	return func(o *options) { o.cacheEntries, o.cacheTTL, o.noCache = entries, ttl, false }
-}
-
-// WithoutCache turns the cache off. Identical concurrent requests are still coalesced and a
-// repeated RequestID is still answered from its first call.
-func WithoutCache() Option { return func(o *options) { o.noCache = true } }
-
-// WithBudget sets a daily budget. Default: unlimited.
-func WithBudget(b Budget) Option { return func(o *options) { o.budget = b } }
-
-// WithProbes turns on active health probes. Default: off.
-//
-// Every p.Interval, waited on the Client's Clock, a background goroutine owned by the Client
-// (Close stops it and waits for it) translates p.Text from p.Source to p.Target once on each
-// engine, in parallel, with the engine's Timeout and the usual output checks. A probe fails
-// when the call fails in a way that counts against an engine (Unavailable, Timeout,
-// BadOutput, RateLimited, ...; see the Errors section) or when the answer is not one of
-// p.Expect[engine name]. Probes feed the engine's health statistics like real calls, but
-// never take or record a breaker permit. After p.Failures failed probes in a row the engine
-// goes to PoolMaintenance and gets no traffic; the first probe that passes brings it back
-// (Engines reports the pool; both moves are logged as pool changes).
-//
-// Probes cost money, so a round skips an engine when a probe would tell little or cost too
-// much: it answered 5 or more real calls since the last round; it is set aside, out of quota
-// or cooling down after a Retry-After; it has no rate-limit token or concurrency slot free;
-// it does not translate p.Source to p.Target; or the probe does not fit its quota or the
-// daily budget. A probe is charged like a request: its characters count in the engine's
-// quota and, for engines not of ClassFree, its cost in the daily budget; a failed call is
-// refunded. A call that fails with a Kind that says nothing of the engine's health
-// (Unsupported, InvalidInput, TextTooLong) neither passes nor fails.
-func WithProbes(p ProbePolicy) Option { return func(o *options) { o.probes = &p } }
-
-// WithLogger sets the logger: debug per attempt, warn on breaker and pool transitions; never
-// a credential nor the customer's text. Default: no logging.
-func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
-
-// WithTracerProvider sets the OpenTelemetry tracer provider. Default: the global one.
-func WithTracerProvider(tp trace.TracerProvider) Option {
-	return func(o *options) { o.tracerProvider = tp }
-}
-
-// WithMeterProvider sets the OpenTelemetry meter provider. Default: the global one.
-func WithMeterProvider(mp metric.MeterProvider) Option {
-	return func(o *options) { o.meterProvider = mp }
-}
-
-// WithSeed makes routing reproducible: the same seed and the same sequence of requests pick
-// the same engines. Default: seeded from the time.
-func WithSeed(seed uint64) Option { return func(o *options) { o.seed, o.seeded = seed, true } }
-
-// WithClock sets the time source (see Clock). Default: the system clock.
-func WithClock(c Clock) Option { return func(o *options) { o.clock = c } }
-
-// WithBatchConcurrency bounds how many requests of one TranslateBatch run at once. Default 8.
-func WithBatchConcurrency(n int) Option { return func(o *options) { o.batchConcurrency = n } }
-
-// configError is the error New returns for a bad option; it names the field.
-func configError(field, msg string) error {
-	return &Error{Kind: KindInvalidInput, Message: "config: " + field + " " + msg}
-}
-
 // Client translates through its engines. It is safe for concurrent use; create it with New
 // and Close it when done.
 type Client struct {
@@ -559,22 +84,22 @@ type Client struct {
 	clock     Clock
 	seed      uint64
 	seeded    bool // WithSeed given: draws come from the seeded sequence
-	rng       atomic.Uint64
-	sysClock  bool         // the clock is the system clock: read it through coarse
-	coarse    atomic.Int64 // the system clock in unix nanos, refreshed every coarseTick
+	rng       [rngStripes]rngStripe
+	coarse    *clock.Coarse // the system clock, coarse; nil with an injected Clock
 	hashSeed  maphash.Seed
 	langs     *lang.Cache
 	budget    *quota.Budget
 	economyAt float64
 	cache     *cache // nil: off
 	flights   flights
-	dedup     dedup
+	seen      seen
 	nextFold  atomic.Int64
 	lastFold  atomic.Int64
 	obs       *observer
 	scratch   sync.Pool // *scratch
 	batchConc int
 	probes    *ProbePolicy
+	store     Store
 
 	closed    atomic.Bool
 	closeOnce sync.Once
@@ -592,80 +117,35 @@ func New(opts ...Option) (*Client, error) {
 			opt(&o)
 		}
 	}
-	if len(o.engines) == 0 {
-		return nil, configError("WithEngine", "at least one engine is required")
-	}
-	if err := o.retry.validate(); err != nil {
+	if err := o.validate(); err != nil {
 		return nil, err
-	}
-	if err := o.breaker.validate(); err != nil {
-		return nil, err
-	}
-	if err := o.routing.validate(); err != nil {
-		return nil, err
-	}
-	switch {
-	case o.deadline <= 0:
-		return nil, configError("WithDeadline", "must be positive")
-	case !o.noCache && (o.cacheEntries <= 0 || o.cacheTTL <= 0):
-		return nil, configError("WithCache", "entries and ttl must be positive")
-	case o.budget.Daily < 0 || math.IsNaN(o.budget.Daily):
-		return nil, configError("Budget.Daily", "must not be negative")
-	case o.budget.EconomyAt < 0 || o.budget.EconomyAt > 1:
-		return nil, configError("Budget.EconomyAt", "must be within 0..1")
-	case o.batchConcurrency <= 0:
-		return nil, configError("WithBatchConcurrency", "must be positive")
-	case o.clock == nil:
-		return nil, configError("WithClock", "must not be nil")
-	}
-	if o.probes != nil {
-		if err := o.probes.validate(); err != nil {
-			return nil, err
-		}
 	}
 	c := &Client{
-		byName:    map[string]*engine{},
-		routing:   o.routing.withDefaults(),
-		retry:     o.retry.withDefaults(),
-		deadline:  o.deadline,
-		clock:     o.clock,
-		seed:      o.seed,
-		seeded:    o.seeded,
-		hashSeed:  maphash.MakeSeed(),
-		langs:     lang.NewCache(),
-		budget:    quota.NewBudget(o.budget.Daily),
-		economyAt: o.budget.EconomyAt,
-		batchConc: o.batchConcurrency,
-		probes:    o.probes,
-		stop:      make(chan struct{}),
+		byName: map[string]*engine{}, routing: o.routing.withDefaults(), retry: o.retry.withDefaults(),
+		deadline: o.deadline, clock: o.clock, seed: o.seed, seeded: o.seeded,
+		hashSeed: maphash.MakeSeed(), langs: lang.NewCache(), budget: quota.NewBudget(o.budget.Daily),
+		economyAt: o.budget.EconomyAt, batchConc: o.batchConcurrency, probes: o.probes, store: o.store,
+		stop: make(chan struct{}), seen: newSeen(),
+		coarse: nil,
 	}
-	_, c.sysClock = o.clock.(systemClock)
 	if c.economyAt == 0 {
 		c.economyAt = 0.8
 	}
 	if !o.noCache {
 		c.cache = newCache(o.cacheEntries, int64(o.cacheTTL))
 	}
-	start := c.clock.Now()
-	bp := o.breaker.withDefaults()
-	for i, spec := range o.engines {
-		e, err := c.newEngine(i, spec, bp, start)
-		if err != nil {
-			return nil, err
-		}
-		if _, dup := c.byName[e.name]; dup {
-			return nil, configError(fmt.Sprintf("WithEngine[%d]", i), fmt.Sprintf("duplicate engine name %q", e.name))
-		}
-		c.byName[e.name] = e
-		c.engines = append(c.engines, e)
+	if err := c.addEngines(o); err != nil {
+		return nil, err
 	}
-	if c.sysClock {
-		c.startCoarseClock()
+	if _, sys := o.clock.(systemClock); sys {
+		c.coarse = clock.NewCoarse(clock.DefaultTick)
 	}
-	c.nextFold.Store(start.UnixNano() + int64(c.routing.HealthEvery))
-	c.lastFold.Store(start.UnixNano())
+	start := c.clock.Now().UnixNano()
+	c.nextFold.Store(start + int64(c.routing.HealthEvery))
+	c.lastFold.Store(start)
 	obs, err := newObserver(c, o)
 	if err != nil {
+		c.stopClock()
 		return nil, err
 	}
 	c.obs = obs
@@ -674,68 +154,40 @@ func New(opts ...Option) (*Client, error) {
 	return c, nil
 }
 
+// addEngines validates the engines' profiles and builds their state.
+func (c *Client) addEngines(o options) error {
+	start := c.clock.Now()
+	bp := o.breaker.withDefaults()
+	for i, spec := range o.engines {
+		e, err := c.newEngine(i, spec, bp, start)
+		if err != nil {
+			return err
+		}
+		if _, dup := c.byName[e.name]; dup {
+			return configError(fmt.Sprintf("WithEngine[%d]", i), fmt.Sprintf("duplicate engine name %q", e.name))
+		}
+		c.byName[e.name] = e
+		c.engines = append(c.engines, e)
+	}
+	return nil
+}
+
 // newEngine validates a profile, applies its defaults and builds the engine's state.
 func (c *Client) newEngine(i int, spec engineSpec, bp BreakerPolicy, start time.Time) (*engine, error) {
-	field := func(f string) string { return fmt.Sprintf("WithEngine[%d].Profile.%s", i, f) }
-	if spec.e == nil {
-		return nil, configError(fmt.Sprintf("WithEngine[%d]", i), "engine is nil")
+	name, err := specName(i, spec)
+	if err != nil {
+		return nil, err
 	}
-	name := spec.e.Name()
-	if name == "" {
-		return nil, configError(fmt.Sprintf("WithEngine[%d]", i), fmt.Sprintf("%T has an empty name", spec.e))
+	if err := spec.p.validate(fmt.Sprintf("WithEngine[%d].Profile.", i)); err != nil {
+		return nil, err
 	}
-	p := spec.p
-	bad := func(v float64) bool { return v < 0 || math.IsNaN(v) || math.IsInf(v, 0) }
-	switch {
-	case p.Quality < 0 || p.Quality > 100 || math.IsNaN(p.Quality):
-		return nil, configError(field("Quality"), "must be within 0..100")
-	case bad(p.CostPerMillion):
-		return nil, configError(field("CostPerMillion"), "must not be negative")
-	case p.Class > ClassPremium:
-		return nil, configError(field("Class"), "unknown cost class")
-	case p.Timeout < 0:
-		return nil, configError(field("Timeout"), "must not be negative")
-	case bad(p.RateLimit):
-		return nil, configError(field("RateLimit"), "must not be negative")
-	case p.Burst < 0:
-		return nil, configError(field("Burst"), "must not be negative")
-	case p.MaxConcurrency < 0:
-		return nil, configError(field("MaxConcurrency"), "must not be negative")
-	case p.Quota < 0:
-		return nil, configError(field("Quota"), "must not be negative")
-	case p.QuotaPeriod < 0:
-		return nil, configError(field("QuotaPeriod"), "must not be negative")
-	case p.MaxChars < 0:
-		return nil, configError(field("MaxChars"), "must not be negative")
-	case p.MaxTexts < 0:
-		return nil, configError(field("MaxTexts"), "must not be negative")
-	case p.Canary < 0 || p.Canary > 100 || math.IsNaN(p.Canary):
-		return nil, configError(field("Canary"), "must be within 0..100")
-	case bad(p.SafeRate):
-		return nil, configError(field("SafeRate"), "must not be negative")
-	}
-	for s, q := range p.SceneQuality {
-		if q < 0 || q > 100 || math.IsNaN(q) {
-			return nil, configError(field("SceneQuality["+s.String()+"]"), "must be within 0..100")
-		}
-	}
-	if p.Quality == 0 {
-		p.Quality = 80
-	}
-	if p.Timeout == 0 {
-		p.Timeout = 5 * time.Second
-	}
-	if p.QuotaPeriod == 0 {
-		p.QuotaPeriod = 24 * time.Hour
-	}
-	if p.MaxTexts == 0 {
-		p.MaxTexts = 1
-	}
+	p := spec.p.withDefaults()
 	langs, err := lang.NewSet(c.langs, p.Languages)
 	if err != nil {
-		return nil, configError(field("Languages"), err.Error())
+		return nil, configError(fmt.Sprintf("WithEngine[%d].Profile.Languages", i), err.Error())
 	}
-	e := &engine{idx: i, name: name, eng: spec.e, prof: p, langs: langs, quotaLimited: p.Quota > 0, canary: p.Canary > 0, fallback: p.FallbackOnly,
+	e := &engine{idx: i, name: name, eng: spec.e, prof: p, langs: langs, quotaLimited: p.Quota > 0,
+		canary: p.Canary > 0, fallback: p.FallbackOnly, free: p.Class == ClassFree || p.CostPerMillion == 0,
 		br: newBreakers(bp, c.clock.Now), q: quota.New(p.Quota, p.QuotaPeriod, start),
 		nameHash: maphash.String(c.hashSeed, name), cost: CostScore(p.CostPerMillion)}
 	for s := range sceneNames {
@@ -745,11 +197,7 @@ func (c *Client) newEngine(i int, spec engineSpec, bp BreakerPolicy, start time.
 		}
 	}
 	if p.RateLimit > 0 {
-		burst := p.Burst
-		if burst == 0 {
-			burst = max(1, int(math.Ceil(p.RateLimit)))
-		}
-		e.limiter = rate.NewLimiter(rate.Limit(p.RateLimit), burst)
+		e.limiter = rate.NewLimiter(rate.Limit(p.RateLimit), p.Burst)
 		e.limiter.AllowN(start, 0) // anchor the limiter on the Client's clock
 	}
 	if p.MaxConcurrency > 0 {
@@ -761,36 +209,30 @@ func (c *Client) newEngine(i int, spec engineSpec, bp BreakerPolicy, start time.
 	return e, nil
 }
 
-// coarseTick is how often the coarse clock is refreshed. Reading the system clock costs
-// 60-100ns on common cloud machines, more than a whole cache hit; cache expiry, health folds,
-// breaker cooldowns, quota periods, the budget day and the RequestID window are measured in
-// seconds, so they read the coarse clock instead. Latencies and deadlines use real readings.
-const coarseTick = 5 * time.Millisecond
+// specName checks an engine given to WithEngine and returns its name.
+func specName(i int, spec engineSpec) (string, error) {
+	if spec.e == nil {
+		return "", configError(fmt.Sprintf("WithEngine[%d]", i), "engine is nil")
+	}
+	name := spec.e.Name()
+	if name == "" {
+		return "", configError(fmt.Sprintf("WithEngine[%d]", i), fmt.Sprintf("%T has an empty name", spec.e))
+	}
+	return name, nil
+}
 
-// startCoarseClock starts the goroutine that refreshes c.coarse until Close.
-func (c *Client) startCoarseClock() {
-	c.coarse.Store(time.Now().UnixNano())
-	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
-		t := time.NewTicker(coarseTick)
-		defer t.Stop()
-		for {
-			select {
-			case now := <-t.C:
-				c.coarse.Store(now.UnixNano())
-			case <-c.stop:
-				return
-			}
-		}
-	}()
+// stopClock stops the coarse clock, if the Client runs one.
+func (c *Client) stopClock() {
+	if c.coarse != nil {
+		c.coarse.Stop()
+	}
 }
 
 // now returns the Client's clock reading in unix nanos: the coarse clock for the system
 // clock, the injected Clock otherwise.
 func (c *Client) now() int64 {
-	if c.sysClock {
-		return c.coarse.Load()
+	if c.coarse != nil {
+		return c.coarse.Now()
 	}
 	return c.clock.Now().UnixNano()
 }
@@ -818,12 +260,263 @@ func (c *Client) discoverLanguages() {
 	}
 }
 
+// Translate translates one text. It validates the request (KindInvalidInput at once for a
+// bad one), answers from the cache when it can, and otherwise routes it through the engines
+// with retries and failover inside one deadline. It never returns the source text as a
+// translation: when the normal engines fail it tries the last-resort engines, then a stale
+// cache entry (both Degraded), then returns a *Error listing every attempt. When ctx is
+// canceled it returns ctx's error.
+func (c *Client) Translate(ctx context.Context, req Request) (*Result, error) {
+	if c.closed.Load() {
+		return nil, ErrClosed
+	}
+	now := c.now()
+	c.maybeFold(now)
+	ctx, span := c.obs.requestStart(ctx)
+	var r request
+	if err := c.prepare(&req, &r, now); err != nil {
+		c.obs.requestEnd(ctx, span, &r, nil, err, 0)
+		return nil, err
+	}
+	res, err := c.translate(ctx, &r, now)
+	var d time.Duration
+	switch {
+	case res != nil:
+		d = res.Latency
+	case !r.t0.IsZero():
+		d = time.Since(r.t0)
+	}
+	c.obs.requestEnd(ctx, span, &r, res, err, d)
+	return res, err
+}
+
+// translate answers a validated request: from the request id's first answer, the cache, an
+// identical request in flight, or the engines. A fresh cache hit reads no clock and
+// allocates nothing unless the request brings its own RequestID.
+func (c *Client) translate(ctx context.Context, r *request, now int64) (*Result, error) {
+	if r.RequestID != "" {
+		r.t0 = time.Now()
+		if p, ok := c.seen.lookup(r.RequestID, r.hash, now); ok {
+			if p.res != nil {
+				return c.reuse(p.res, r.RequestID, r.t0), nil
+			}
+			r.prior = &p
+		}
+	}
+	stale, hit := c.lookup(r, now)
+	if hit != nil {
+		return hit, nil
+	}
+	if r.t0.IsZero() {
+		r.t0 = time.Now()
+	}
+	b := c.newResult(r.RequestID)
+	f, lead := c.flights.join(r, &b.fl)
+	if !lead {
+		if res, err, done := c.follow(ctx, r, f); done {
+			return res, err
+		}
+		b = c.newResult(r.RequestID) // the leader's caller gave up; this caller runs alone
+		f = &b.fl
+	}
+	res, err := c.run(ctx, r, b, stale, now)
+	c.flights.land(r, f, res, err)
+	c.remember(r, res, err, now)
+	return res, err
+}
+
+// lookup returns a fresh cache hit, or the stale entry to fall back on.
+func (c *Client) lookup(r *request, now int64) (stale *cacheEntry, hit *Result) {
+	if !c.cacheable(r) {
+		return nil, nil
+	}
+	e, fresh := c.cache.get(r, now)
+	if e != nil && r.pinned != nil && !r.AllowFallback && e.engine != r.pinned.name {
+		e = nil // a no-fallback pin takes only its own engine's text
+	}
+	c.obs.cacheLookup(e != nil && fresh)
+	if e != nil && fresh {
+		return nil, e.hit(r.RequestID)
+	}
+	return e, nil
+}
+
+// reuse copies a shared answer (coalesced flight or repeated RequestID) for another caller:
+// same text and engine, nothing billed again.
+func (c *Client) reuse(prev *Result, reqID string, t0 time.Time) *Result {
+	h := &resultID{}
+	res := &h.Result
+	*res = *prev
+	res.Attempts = append([]Attempt(nil), prev.Attempts...)
+	res.RequestID = requestID(reqID, &h.id)
+	res.Cost, res.FromCache = 0, true
+	res.Latency = time.Since(t0)
+	return res
+}
+
+// run walks a request through the engines and builds its Result.
+func (c *Client) run(ctx context.Context, r *request, b *resultBuf, stale *cacheEntry, now int64) (*Result, error) {
+	res := &b.Result
+	r.id = res.RequestID
+	sc := c.getScratch()
+	w := walk{c: c, ctx: ctx, r: r, stale: stale, plan: planFor(r), attempts: res.Attempts,
+		deadline: r.t0.Add(c.deadline), now: now, start: r.t0, sc: sc}
+	if d, ok := ctx.Deadline(); ok && d.Before(w.deadline) {
+		w.deadline = d
+	}
+	if p := r.prior; p != nil {
+		w.tried, w.skipErr = p.sentTo(), p.err
+	}
+	sc.part[0] = r.Text
+	j := job{split: segment.Segments{Parts: sc.part[:], Seps: sc.sep[:]}, out: sc.out[:0], by: sc.eng[:0]}
+	w.j = &j
+	err := w.run()
+	defer c.putScratch(sc)
+	res.Attempts = w.attempts
+	if err != nil {
+		return nil, err
+	}
+	return w.result(res)
+}
+
+// result fills res from a finished walk: the stitched text of the engines, or the stale
+// entry.
+func (w *walk) result(res *Result) (*Result, error) {
+	if w.stage == stageStale {
+		res.Text, res.Source, res.Engine = w.stale.res.Text, w.stale.res.Source, ""
+		res.FromCache, res.Degraded = true, true
+		res.Latency = time.Since(w.start)
+		w.c.obs.degraded(howStaleCache)
+		return res, nil
+	}
+	text, err := w.j.text()
+	if err != nil {
+		return nil, &Error{Kind: KindBadOutput, Message: "stitching segments: " + err.Error(), Attempts: w.attempts}
+	}
+	res.Text, res.Engine, res.Cost = text, w.j.by[0], w.j.cost
+	if len(w.j.by) > 1 {
+		res.Engine = strings.Join(w.j.by, "+")
+	}
+	res.Degraded = w.stage.degraded()
+	if res.Degraded {
+		w.c.obs.degraded(howFallbackEngine)
+	}
+	res.Source = w.r.Source
+	if w.r.src != nil {
+		res.Source = w.r.src.Canon
+	} else if w.j.srcTag != "" {
+		res.Source = w.j.srcTag
+	}
+	res.Latency = w.ended.Sub(w.start) // the last action was the successful call
+	return res, nil
+}
+
+// BatchResult is one answer of TranslateBatch: a Result or an error.
+type BatchResult struct {
+	Result *Result
+	Err    error
+}
+
+// TranslateBatch translates every request, at most WithBatchConcurrency at a time, and
+// returns the answers in the order of reqs, each with its own error.
+func (c *Client) TranslateBatch(ctx context.Context, reqs []Request) []BatchResult {
+	out := make([]BatchResult, len(reqs))
+	if c.closed.Load() {
+		for i := range out {
+			out[i].Err = ErrClosed
+		}
+		return out
+	}
+	sem := make(chan struct{}, c.batchConc)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for i := range reqs {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			for k := i; k < len(reqs); k++ {
+				out[k].Err = ctx.Err()
+			}
+			return out
+		}
+		wg.Add(1)
+		go func(i int) {
+			defer func() { <-sem; wg.Done() }()
+			out[i].Result, out[i].Err = c.Translate(ctx, reqs[i])
+		}(i)
+	}
+	return out
+}
+
+// EngineStatus is a snapshot of one engine's standing.
+type EngineStatus struct {
+	Name    string
+	Breaker BreakerState // BreakerClosed, BreakerOpen, BreakerHalfOpen
+	Pool    Pool         // PoolNormal, PoolFallback, PoolMaintenance
+	// Health is the engine's availability 0..1 over the recent window, including the calls
+	// since the last fold: failures show at once (routing moves only at folds).
+	Health    float64
+	Score     float64 // current routing score 0..100 (SceneGeneral)
+	QuotaLeft int64   // standard characters left this period; -1 when unlimited
+	// SetAside is true once the engine answered Unauthorized: it is not used again by this
+	// Client.
+	SetAside bool
+	// LatencyEWMA is the engine's recent latency as the router sees it.
+	LatencyEWMA time.Duration
+}
+
+// Engines returns a snapshot of every engine's standing, in the order they were given.
+func (c *Client) Engines() []EngineStatus {
+	now := c.now()
+	c.maybeFold(now)
+	out := make([]EngineStatus, len(c.engines))
+	for i, e := range c.engines {
+		v := e.view.Load()
+		left := e.q.Left(now)
+		if now < e.outUntil.Load() && left != 0 {
+			left = 0
+		}
+		out[i] = EngineStatus{Name: e.name, Breaker: e.br.worst(), Pool: e.pool(), Health: liveHealth(e),
+			Score: v.score[SceneGeneral], QuotaLeft: left, SetAside: e.has(flagSetAside), LatencyEWMA: v.ewma}
+	}
+	return out
+}
+
+// pool is the pool an engine stands in.
+func (e *engine) pool() Pool {
+	switch {
+	case e.has(flagMaintenance):
+		return PoolMaintenance
+	case e.prof.FallbackOnly:
+		return PoolFallback
+	}
+	return e.view.Load().pool
+}
+
+// Close stops background work (probes, the coarse clock), cancels probes in flight and
+// waits for the Client's goroutines; engine calls that ignore their context are left to
+// finish on their own. Later calls return ErrClosed. Close is idempotent and returns nil.
+func (c *Client) Close() error {
+	c.closeOnce.Do(func() {
+		c.closed.Store(true)
+		close(c.stop)
+		c.wg.Wait()
+		c.stopClock()
+		c.obs.close()
+	})
+	return nil
+}
+
 // maxTextBytes bounds one request's text.
 const maxTextBytes = 1 << 20
 
-// prepare validates and normalises a request.
-func (c *Client) prepare(req *Request, r *request) error {
+// prepare validates and normalises a request (step 1 of the design): KindInvalidInput at
+// once for a bad one.
+func (c *Client) prepare(req *Request, r *request, now int64) error {
 	r.Request = *req
+	if err := checkFields(req); err != nil {
+		return err
+	}
 	chars, blank, valid := scanText(req.Text)
 	switch {
 	case blank:
@@ -832,6 +525,35 @@ func (c *Client) prepare(req *Request, r *request) error {
 		return &Error{Kind: KindTextTooLong, Message: "Text exceeds 1 MiB"}
 	case !valid:
 		return invalid("Text is not valid UTF-8")
+	}
+	if err := c.prepareLangs(req, r); err != nil {
+		return err
+	}
+	if req.Engine != "" {
+		e, ok := c.byName[req.Engine]
+		if !ok {
+			return invalid("unknown Engine " + strconv.Quote(req.Engine))
+		}
+		r.pinned = e
+	}
+	r.chars = chars
+	if c.seeded {
+		r.stripe = rngStripeOf(req.Text)
+	}
+	r.key = r.keyFields()
+	r.hash = r.key.hash(maphash.String(c.hashSeed, req.Text))
+	if req.UserID != "" {
+		r.userHash = maphash.String(c.hashSeed, req.UserID)
+	}
+	if req.Priority != PriorityHigh && !c.budget.Unlimited() {
+		r.economy = c.budget.Fraction(now) >= c.economyAt
+	}
+	return nil
+}
+
+// checkFields checks the fields that need no parsing.
+func checkFields(req *Request) error {
+	switch {
 	case req.Target == "":
 		return invalid("Target is required")
 	case req.Scene > SceneChat:
@@ -841,6 +563,11 @@ func (c *Client) prepare(req *Request, r *request) error {
 	case req.Priority > PriorityHigh:
 		return invalid("unknown Priority")
 	}
+	return nil
+}
+
+// prepareLangs normalises the request's language tags.
+func (c *Client) prepareLangs(req *Request, r *request) error {
 	src, tgt, err := c.langs.LookupPair(req.Source, req.Target)
 	switch {
 	case tgt == nil:
@@ -854,23 +581,6 @@ func (c *Client) prepare(req *Request, r *request) error {
 			return invalid("Source and Target are the same language")
 		}
 		r.src, r.srcID = src, src.ID
-	}
-	if req.Engine != "" {
-		e, ok := c.byName[req.Engine]
-		if !ok {
-			return invalid("unknown Engine " + strconv.Quote(req.Engine))
-		}
-		r.pinned = e
-	}
-	r.chars = chars
-	h := maphash.String(c.hashSeed, req.Text)
-	r.hash = mix(h ^ uint64(r.srcID)<<40 ^ uint64(tgt.ID)<<20 ^ uint64(req.Scene)<<8 ^ uint64(req.Style)<<4)
-	if r.pinned != nil {
-		r.hash = mix(r.hash ^ r.pinned.nameHash)
-	}
-	r.key = r.keyFields()
-	if req.UserID != "" {
-		r.userHash = maphash.String(c.hashSeed, req.UserID)
 	}
 	return nil
 }
@@ -918,33 +628,6 @@ type resultBuf struct {
 	fl  flight
 }
 
-// scratch is what a request needs only while it runs: the first attempt's engine request
-// and context, and the text as one part. It is pooled.
-type scratch struct {
-	req                 EngineRequest
-	dctx                deadline.Context
-	part, sep, out, eng [1]string
-}
-
-// getScratch returns a scratch from the Client's pool.
-func (c *Client) getScratch() *scratch {
-	if s, ok := c.scratch.Get().(*scratch); ok {
-		return s
-	}
-	return new(scratch)
-}
-
-// putScratch returns s to the pool when reusable: no engine may still hold part of it (an
-// engine that armed its context may have waited on it past its timeout).
-func (c *Client) putScratch(s *scratch, reusable bool) {
-	if !reusable {
-		return
-	}
-	s.req = EngineRequest{}
-	s.part[0], s.out[0], s.eng[0] = "", "", ""
-	c.scratch.Put(s)
-}
-
 func (c *Client) newResult(reqID string) *resultBuf {
 	b := &resultBuf{}
 	b.Attempts = b.att[:0]
@@ -964,253 +647,54 @@ func requestID(id string, buf *[32]byte) string {
 	return unsafe.String(&buf[0], len(buf))
 }
 
-// Translate translates one text. It validates the request (KindInvalidInput at once for a
-// bad one), answers from the cache when it can, and otherwise routes it through the engines
-// with retries and failover inside one deadline. It never returns the source text as a
-// translation: when nothing works it returns a stale cache entry (Degraded), then tries the
-// fallback-only engines (Degraded), then returns a *Error listing every attempt. When ctx is
-// canceled it returns ctx's error.
-func (c *Client) Translate(ctx context.Context, req Request) (*Result, error) {
-	if c.closed.Load() {
-		return nil, ErrClosed
-	}
-	now := c.now()
-	c.maybeFold(now)
-	ctx, span := c.obs.requestStart(ctx)
-	var r request
-	if err := c.prepare(&req, &r); err != nil {
-		c.obs.requestEnd(ctx, span, &r, nil, err, 0)
-		return nil, err
-	}
-	res, err := c.translate(ctx, &r, now)
-	var d time.Duration
-	switch {
-	case res != nil:
-		d = res.Latency
-	case !r.t0.IsZero():
-		d = time.Since(r.t0)
-	}
-	c.obs.requestEnd(ctx, span, &r, res, err, d)
-	return res, err
+// scratch is what a request needs only while it runs: the first attempt's engine request
+// and context, the text as one part, and the candidate buffer. It is pooled.
+type scratch struct {
+	req       EngineRequest
+	dctx      deadline.Context
+	fresh     bool // req and dctx are free for the next attempt
+	reusable  bool // no engine may still hold req or dctx
+	part, sep [1]string
+	out, eng  [1]string
+	cands     []candidate
+	callStart time.Time
 }
 
-// translate answers a validated request. A fresh cache hit reads no clock and allocates
-// nothing (it returns the entry's shared Result) unless the request brings its own RequestID.
-func (c *Client) translate(ctx context.Context, r *request, now int64) (*Result, error) {
-	var dk dedupKey
-	if r.RequestID != "" {
-		r.t0 = time.Now()
-		dk = dedupKey{r.RequestID, r.hash}
-		if prev := c.dedup.get(dk, now); prev != nil {
-			return c.reuse(prev, r.RequestID, r.t0), nil
-		}
+// getScratch returns a scratch from the Client's pool.
+func (c *Client) getScratch() *scratch {
+	s, ok := c.scratch.Get().(*scratch)
+	if !ok {
+		s = &scratch{cands: make([]candidate, 0, len(c.engines))}
 	}
-	useCache := c.cache != nil && !r.NoCache
-	var stale *cacheEntry
-	if useCache {
-		if e, fresh := c.cache.get(r, now); e != nil {
-			if fresh {
-				c.obs.cacheLookup(true)
-				return e.hit(r.RequestID), nil
-			}
-			stale = e
-		}
-		c.obs.cacheLookup(false)
-	}
-	if r.t0.IsZero() {
-		r.t0 = time.Now()
-	}
-	t0 := r.t0
-	b := c.newResult(r.RequestID)
-	f, lead := c.flights.join(r, &b.fl)
-	if !lead {
-		if err := c.flights.wait(ctx, f); err != nil {
-			return nil, err
-		}
-		if f.err == nil {
-			return c.reuse(f.res, r.RequestID, t0), nil
-		}
-		if KindOf(f.err) != KindCanceled {
-			return nil, f.err
-		}
-		// The leader's caller gave up; this caller still wants an answer.
-		f = &b.fl
-	}
-	res, err := c.run(ctx, r, b, stale, t0, now)
-	c.flights.land(r, f, res, err)
-	if err != nil {
-		return nil, err
-	}
-	if useCache && !res.FromCache && res.Engine != "" {
-		c.cache.put(r, res.Text, res.Source, now)
-	}
-	if r.RequestID != "" {
-		c.dedup.put(dk, res, now)
-	}
-	return res, nil
+	s.fresh, s.reusable = true, true
+	return s
 }
 
-// reuse copies a shared answer (coalesced flight or repeated RequestID) for another caller:
-// same text and engine, nothing billed again.
-func (c *Client) reuse(prev *Result, reqID string, t0 time.Time) *Result {
-	h := &resultID{}
-	res := &h.Result
-	*res = *prev
-	res.Attempts = append([]Attempt(nil), prev.Attempts...)
-	res.RequestID = requestID(reqID, &h.id)
-	res.Cost, res.FromCache = 0, true
-	res.Latency = time.Since(t0)
-	return res
+// take returns the preallocated engine request and context for the first attempt; later
+// attempts get new ones (nil).
+func (s *scratch) take() (*EngineRequest, *deadline.Context) {
+	if !s.fresh {
+		return nil, nil
+	}
+	s.fresh = false
+	return &s.req, &s.dctx
 }
 
-// run routes a request: the normal pool, then a stale cache entry, then the fallback pool.
-func (c *Client) run(ctx context.Context, r *request, b *resultBuf, stale *cacheEntry, t0 time.Time, now int64) (*Result, error) {
-	res := &b.Result
-	r.id = res.RequestID
-	s := c.getScratch()
-	st := loopState{attempts: res.Attempts, deadline: t0.Add(c.deadline), now: now, req: &s.req, ctx: &s.dctx, first: &s.dctx, start: t0}
-	defer func() { c.putScratch(s, st.ctx != nil || st.firstReusable) }()
-	if d, ok := ctx.Deadline(); ok && d.Before(st.deadline) {
-		st.deadline = d
+// giveBack releases an attempt's context; the scratch stays reusable only if no engine
+// armed the first attempt's context (it may still hold it and its request).
+func (s *scratch) giveBack(req *EngineRequest, dctx *deadline.Context) {
+	if reusable := dctx.Release(); dctx == &s.dctx && !reusable {
+		s.reusable = false
 	}
-	s.part[0] = r.Text
-	j := job{split: segment.Segments{Parts: s.part[:], Seps: s.sep[:]}, out: s.out[:0], by: s.eng[:0]}
-	err := c.attemptLoop(ctx, r, &j, phaseNormal, &st, res)
-	degraded := false
-	if err != nil && ctx.Err() == nil && KindOf(err) != KindInvalidInput && (r.pinned == nil || r.AllowFallback) {
-		if stale != nil {
-			res.Text, res.Source, res.FromCache, res.Degraded = stale.res.Text, stale.res.Source, true, true
-			res.Attempts = st.attempts
-			res.Latency = time.Since(t0)
-			c.obs.degraded("stale_cache")
-			return res, nil
-		}
-		pinned := r.pinned
-		r.pinned = nil
-		// A failed fallback keeps the normal pool's error; its attempts are added below.
-		if c.attemptLoop(ctx, r, &j, phaseFallback, &st, res) == nil {
-			err, degraded = nil, true
-			c.obs.degraded("fallback_engine")
-		}
-		r.pinned = pinned
-	}
-	res.Attempts = st.attempts
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		var ae *Error
-		if errors.As(err, &ae) {
-			ae.Attempts = st.attempts
-		}
-		return nil, err
-	}
-	text, jerr := j.text()
-	if jerr != nil {
-		return nil, &Error{Kind: KindBadOutput, Message: "stitching segments: " + jerr.Error(), Attempts: st.attempts}
-	}
-	res.Text = text
-	res.Engine = j.by[0]
-	if len(j.by) > 1 {
-		res.Engine = strings.Join(j.by, "+")
-	}
-	res.Cost = j.cost
-	res.Degraded = degraded
-	res.Source = r.Source
-	if r.src != nil {
-		res.Source = r.src.Canon
-	} else if j.srcTag != "" {
-		res.Source = j.srcTag
-	}
-	res.Latency = st.end.Sub(t0) // the last action was the successful call
-	return res, nil
 }
 
-// BatchResult is one answer of TranslateBatch: a Result or an error.
-type BatchResult struct {
-	Result *Result
-	Err    error
-}
-
-// TranslateBatch translates every request, at most WithBatchConcurrency at a time, and
-// returns the answers in the order of reqs, each with its own error.
-func (c *Client) TranslateBatch(ctx context.Context, reqs []Request) []BatchResult {
-	out := make([]BatchResult, len(reqs))
-	if c.closed.Load() {
-		for i := range out {
-			out[i].Err = ErrClosed
-		}
-		return out
+// putScratch returns s to the pool when no engine may still hold part of it.
+func (c *Client) putScratch(s *scratch) {
+	if !s.reusable {
+		return
 	}
-	sem := make(chan struct{}, c.batchConc)
-	var wg sync.WaitGroup
-	for i := range reqs {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-			for k := i; k < len(reqs); k++ {
-				out[k].Err = ctx.Err()
-			}
-			wg.Wait()
-			return out
-		}
-		wg.Add(1)
-		go func(i int) {
-			defer func() { <-sem; wg.Done() }()
-			out[i].Result, out[i].Err = c.Translate(ctx, reqs[i])
-		}(i)
-	}
-	wg.Wait()
-	return out
-}
-
-// EngineStatus is a snapshot of one engine's standing.
-type EngineStatus struct {
-	Name      string
-	Breaker   BreakerState // BreakerClosed, BreakerOpen, BreakerHalfOpen
-	Pool      Pool         // PoolNormal, PoolFallback, PoolMaintenance
-	Health    float64      // availability 0..1 over the recent window
-	Score     float64      // current routing score 0..100 (SceneGeneral)
-	QuotaLeft int64        // standard characters left this period; -1 when unlimited
-	// SetAside is true once the engine answered Unauthorized: it is not used again by this
-	// Client.
-	SetAside bool
-	// LatencyEWMA is the engine's recent latency as the router sees it.
-	LatencyEWMA time.Duration
-}
-
-// Engines returns a snapshot of every engine's standing, in the order they were given.
-func (c *Client) Engines() []EngineStatus {
-	now := c.now()
-	c.maybeFold(now)
-	out := make([]EngineStatus, len(c.engines))
-	for i, e := range c.engines {
-		v := e.view.Load()
-		pool := v.pool
-		if e.prof.FallbackOnly {
-			pool = PoolFallback
-		}
-		if e.has(flagMaintenance) {
-			pool = PoolMaintenance
-		}
-		left := e.q.Left(now)
-		if now < e.outUntil.Load() && left != 0 {
-			left = 0
-		}
-		out[i] = EngineStatus{Name: e.name, Breaker: e.br.worst(), Pool: pool, Health: v.avail,
-			Score: v.score[SceneGeneral], QuotaLeft: left, SetAside: e.has(flagSetAside), LatencyEWMA: v.ewma}
-	}
-	return out
-}
-
-// Close stops background work (probes) and waits for it. Later calls return ErrClosed.
-// Close is idempotent and always returns nil.
-func (c *Client) Close() error {
-	c.closeOnce.Do(func() {
-		c.closed.Store(true)
-		close(c.stop)
-		c.wg.Wait()
-		c.obs.close()
-	})
-	return nil
+	s.req = EngineRequest{}
+	s.part[0], s.out[0], s.eng[0] = "", "", ""
+	clear(s.cands[:cap(s.cands)])
+	c.scratch.Put(s)
 }

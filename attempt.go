@@ -1,0 +1,423 @@
+package translate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/fanyi-go/translate/internal/deadline"
+	"github.com/fanyi-go/translate/internal/httpx/retryafter"
+	"github.com/fanyi-go/translate/internal/placeholder"
+)
+
+// lease is everything one engine call holds: a concurrency slot, quota and budget
+// reservations, a breaker permit, the request id's claim on the engine. admit takes it in
+// one place and settle gives it back or commits it in one place, whatever the call did.
+type lease struct {
+	slot   bool // holds one of e.sem's slots
+	chars  int64
+	cost   float64
+	permit *breaker // the breaker whose permit was taken
+	texts  []string
+	waited bool // the gates made the request wait: read the time again
+}
+
+// admit passes e's gates and takes what the call needs. A refusal leaves nothing taken.
+func (w *walk) admit(e *engine, l *lease) error {
+	c := w.c
+	if n := e.abandoned.Load(); n > 0 && int(n) >= maxAbandoned(e) {
+		return &Error{Kind: KindUnavailable, Engine: e.name, Message: "skipped: calls still running past their deadline"}
+	}
+	if err := c.enter(w, e, l); err != nil {
+		return err
+	}
+	l.texts = w.j.batch(e)
+	for _, t := range l.texts {
+		l.chars += int64(runeCount(t))
+	}
+	if err := c.reserve(e, l, w.now); err != nil {
+		c.undo(e, l)
+		return err
+	}
+	b := e.br.of(w.r.Scene)
+	ok, tr := b.acquire()
+	c.breakerMoved(e, tr)
+	if !ok {
+		c.undo(e, l)
+		return &Error{Kind: KindUnavailable, Engine: e.name, Message: "skipped: circuit breaker open"}
+	}
+	l.permit = b
+	if w.r.RequestID != "" && !c.seen.claim(w.r.RequestID, w.r.hash, e.idx, w.now) {
+		c.undo(e, l)
+		return &Error{Kind: KindUnavailable, Engine: e.name, Message: "skipped: request id already sent to this engine"}
+	}
+	return nil
+}
+
+// reserve takes the call's characters from e's quota and, for a paid engine, its cost from
+// the daily budget.
+func (c *Client) reserve(e *engine, l *lease, now int64) error {
+	if !e.q.Reserve(l.chars, now) {
+		return &Error{Kind: KindQuotaExhausted, Engine: e.name, Message: "skipped: local quota exhausted"}
+	}
+	l.cost = float64(l.chars) * e.prof.CostPerMillion / 1e6
+	if !e.free && !c.budget.Reserve(l.cost, now) {
+		e.q.Refund(l.chars)
+		l.chars, l.cost = 0, 0
+		return &Error{Kind: KindBudgetExceeded, Engine: e.name, Message: "skipped: daily budget exhausted"}
+	}
+	return nil
+}
+
+// undo gives back everything a lease holds: the call was never sent.
+func (c *Client) undo(e *engine, l *lease) {
+	if l.permit != nil {
+		c.breakerMoved(e, l.permit.record(true)) // a permit needs exactly one record
+	}
+	c.refund(e, l)
+	c.release(e, l)
+}
+
+func (c *Client) refund(e *engine, l *lease) {
+	e.q.Refund(l.chars)
+	if !e.free {
+		c.budget.Refund(l.cost)
+	}
+}
+
+func (c *Client) release(e *engine, l *lease) {
+	if l.slot {
+		<-e.sem
+		l.slot = false
+	}
+}
+
+// settle ends a call's lease: the slot is freed, the breaker and health record the outcome,
+// and quota and budget are charged what the call may have cost (the vendor's own count when
+// it reported one) or refunded when the call certainly cost nothing.
+func (c *Client) settle(w *walk, e *engine, l *lease, out *EngineResult, err error) {
+	c.release(e, l)
+	kind := KindOf(err)
+	caller := err != nil && w.ctx.Err() != nil
+	failed := err != nil && !caller && breakerFailure(kind)
+	c.breakerMoved(e, l.permit.record(!failed))
+	if err == nil || failed {
+		e.h.Record(w.r.hash, err == nil, w.ended.Sub(w.callStart()))
+	}
+	if err == nil {
+		e.h.Served(w.r.hash)
+	}
+	if err != nil && !mayHaveBilled(kind, caller) {
+		c.refund(e, l)
+		return
+	}
+	chars, cost := c.charge(e, l, out, w.now)
+	w.j.cost += cost
+	c.obs.cost(w.ctx, e, cost, int(chars))
+}
+
+// mayHaveBilled reports whether a failed call may have been billed by the vendor: it timed
+// out or was canceled after it was sent, or it answered with bad output.
+func mayHaveBilled(kind Kind, caller bool) bool {
+	return caller || kind == KindTimeout || kind == KindBadOutput
+}
+
+// charge commits a call's reservation at what the vendor billed, when it said, or at what
+// was reserved.
+func (c *Client) charge(e *engine, l *lease, out *EngineResult, now int64) (int64, float64) {
+	chars, cost := l.chars, l.cost
+	if out != nil && out.BilledChars > 0 {
+		chars = out.BilledChars
+		cost = float64(chars) * e.prof.CostPerMillion / 1e6
+	}
+	if out != nil && e.prof.CostPerMillionTokens > 0 && out.InputTokens+out.OutputTokens > 0 {
+		cost = float64(out.InputTokens+out.OutputTokens) * e.prof.CostPerMillionTokens / 1e6
+	}
+	e.q.Charge(l.chars, chars, now)
+	if !e.free {
+		c.budget.Charge(l.cost, cost, now)
+	}
+	return chars, cost
+}
+
+// callStart is the real time the last call started.
+func (w *walk) callStart() time.Time { return w.sc.callStart }
+
+// call makes one engine call under the attempt deadline and checks the answer.
+func (w *walk) call(e *engine, l *lease) (*EngineResult, error) {
+	c, r := w.c, w.r
+	start := w.start
+	if w.called || l.waited {
+		start = time.Now()
+	}
+	w.called = true
+	w.sc.callStart = start
+	ad := start.Add(e.prof.Timeout)
+	if w.deadline.Before(ad) {
+		ad = w.deadline
+	}
+	req, dctx := w.newDeadlineContext()
+	dctx.Init(w.ctx, ad)
+	*req = EngineRequest{Texts: l.texts, Target: r.tgt.Tag, Scene: r.Scene, Style: r.Style, RequestID: r.id}
+	if r.src != nil {
+		req.Source = r.src.Tag
+	}
+	n := len(w.attempts) + 1
+	actx, span := c.obs.attemptStart(dctx, e, n)
+	out, err := c.invoke(actx, e, req, ad)
+	w.ended = time.Now()
+	lat := w.ended.Sub(start)
+	err = c.check(actx, w.ctx, e, r, l.texts, out, err)
+	c.obs.attemptEnd(actx, span, e, n, lat, err)
+	w.sc.giveBack(req, dctx)
+	w.attempts = append(w.attempts, Attempt{Engine: e.name, Latency: lat, Err: err})
+	w.last = e
+	w.onCur++
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// overrunGrace is how late past its deadline an engine may return before the Client treats
+// it as one that ignores ctx and isolates its calls.
+const overrunGrace = 50 * time.Millisecond
+
+// invoke calls the engine, turning a panic into an error. An engine that once returned
+// well past its deadline (it ignores ctx) is called apart from then on, so the deadline
+// holds for callers; engines that honour ctx are called directly, at no extra cost.
+func (c *Client) invoke(ctx context.Context, e *engine, req *EngineRequest, deadline time.Time) (*EngineResult, error) {
+	if e.has(flagIsolate) {
+		return c.invokeApart(ctx, e, req)
+	}
+	out, err := protect(ctx, e, req)
+	if late := time.Since(deadline); late > overrunGrace && e.set(flagIsolate) {
+		c.obs.warn("engine ignores its context: its calls now run apart", e.name)
+	}
+	return out, err
+}
+
+// maxAbandoned bounds the calls of an engine still running after their deadline; past it
+// the engine is skipped until some return.
+func maxAbandoned(e *engine) int { return max(16, e.prof.MaxConcurrency) }
+
+type answer struct {
+	out *EngineResult
+	err error
+}
+
+// invokeApart runs the call in a goroutine of its own and returns at ctx's end even if the
+// engine does not. The goroutine ends when the engine returns; req is the call's own.
+func (c *Client) invokeApart(ctx context.Context, e *engine, req *EngineRequest) (*EngineResult, error) {
+	own := *req
+	own.Texts = append([]string(nil), req.Texts...)
+	ch := make(chan answer, 1)
+	e.abandoned.Add(1)
+	go func() {
+		defer e.abandoned.Add(-1)
+		out, err := protect(ctx, e, &own)
+		ch <- answer{out, err}
+	}()
+	select {
+	case a := <-ch:
+		return a.out, a.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// protect calls the engine and turns a panic into a KindUnknown error that names the
+// engine's type but not the panic's value, which may hold the customer's text.
+func protect(ctx context.Context, e *engine, req *EngineRequest) (out *EngineResult, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = nil, &Error{Kind: KindUnknown, Engine: e.name, Message: fmt.Sprintf("%T panicked (%T)", e.eng, p)}
+		}
+	}()
+	return e.eng.Translate(ctx, req)
+}
+
+// check classifies an engine's answer: an error by its Kind, and as KindBadOutput a
+// (nil, nil), a wrong number of texts, an empty text, a lost placeholder or an echo of the
+// source.
+func (c *Client) check(actx, ctx context.Context, e *engine, r *request, texts []string, out *EngineResult, err error) error {
+	if err != nil {
+		return classify(actx, ctx, e, err)
+	}
+	bad := func(msg string) error { return &Error{Kind: KindBadOutput, Engine: e.name, Message: msg} }
+	switch {
+	case out == nil:
+		return bad(fmt.Sprintf("%T returned a nil result and a nil error", e.eng))
+	case len(out.Texts) != len(texts):
+		return bad(fmt.Sprintf("%T returned %d texts for %d", e.eng, len(out.Texts), len(texts)))
+	}
+	for i, src := range texts {
+		got := out.Texts[i]
+		switch {
+		case strings.TrimSpace(got) == "" && strings.TrimSpace(src) != "":
+			return bad("empty translation")
+		case placeholder.Lost(src, got) != nil:
+			return bad(fmt.Sprintf("translation lost %d placeholder(s)", len(placeholder.Lost(src, got))))
+		case echoed(src, got, r, out):
+			return bad("text came back untranslated")
+		}
+	}
+	return nil
+}
+
+// maxMessage bounds an engine's message in an error.
+const maxMessage = 512
+
+// classify turns an engine's error into the Client's view of it: the caller's own
+// cancellation passes as is; the attempt's deadline is KindTimeout; a *Error keeps its Kind
+// (an unknown Kind, or one an engine has no business returning, becomes KindUnknown), gets
+// the engine's name, a capped message and a clamped Retry-After; any other error is
+// KindUnknown, its text kept out (it may quote the request). The engine's own error is not
+// kept either: its text may hold what the capped, cleaned message leaves out.
+func classify(actx, ctx context.Context, e *engine, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if actx.Err() != nil {
+		return &Error{Kind: KindTimeout, Engine: e.name, Message: "attempt timed out"}
+	}
+	var ae *Error
+	if !errors.As(err, &ae) || ae == nil {
+		return &Error{Kind: KindUnknown, Engine: e.name, Message: fmt.Sprintf("%T error", err)}
+	}
+	out := &Error{Kind: ae.Kind, Engine: e.name, StatusCode: ae.StatusCode,
+		RetryAfter: retryafter.Clamp(ae.RetryAfter), Message: capMessage(ae.Message, e.name)}
+	switch ae.Kind {
+	case KindCanceled, KindNoEngine, KindBudgetExceeded, KindClosed:
+		out.Kind = KindUnknown
+	}
+	if int(out.Kind) >= len(kindNames) {
+		out.Kind = KindUnknown
+	}
+	return out
+}
+
+// capMessage drops a leading "<engine>: " (the error names the engine already) and cuts
+// the message to maxMessage bytes on a rune boundary.
+func capMessage(msg, engine string) string {
+	msg = strings.TrimPrefix(msg, engine+": ")
+	if len(msg) <= maxMessage {
+		return msg
+	}
+	cut := maxMessage
+	for cut > 0 && !utf8RuneStart(msg[cut]) {
+		cut--
+	}
+	return msg[:cut] + "..."
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// react applies what a failure says about the engine beyond this request: an unsupported
+// pair is remembered, an unauthorized engine set aside, an exhausted quota keeps it out
+// until its period ends, a Retry-After cools it down.
+func (c *Client) react(e *engine, r *request, kind Kind, err error, now int64) {
+	switch kind {
+	case KindUnsupported:
+		e.unsupported.add(r.srcID, r.tgt.ID)
+	case KindUnauthorized:
+		if e.set(flagSetAside) {
+			c.obs.warn("engine set aside: unauthorized", e.name)
+		}
+	case KindQuotaExhausted:
+		until := now + int64(e.prof.QuotaPeriod)
+		if !e.q.Unlimited() {
+			until = e.q.PeriodEnd(now)
+			e.q.Exhaust()
+		}
+		e.outFor(&e.outUntil, until)
+		c.obs.warn("engine out: quota exhausted", e.name)
+	case KindRateLimited:
+		var ae *Error
+		if errors.As(err, &ae) && ae.RetryAfter > 0 {
+			e.outFor(&e.coolUntil, now+int64(ae.RetryAfter))
+		}
+	}
+}
+
+// breakerFailure reports whether a Kind counts as a failure for breakers and health.
+func breakerFailure(k Kind) bool {
+	switch k {
+	case KindUnauthorized, KindQuotaExhausted, KindRateLimited, KindUnavailable, KindUnknown,
+		KindTimeout, KindBadOutput:
+		return true
+	}
+	return false
+}
+
+// breakerMoved reports a breaker transition, and resets an engine's health when its breaker
+// closes after half-open trials.
+func (c *Client) breakerMoved(e *engine, t transition) {
+	if !t.changed() {
+		return
+	}
+	if t.from == BreakerHalfOpen && t.to == BreakerClosed {
+		c.resetHealth(e)
+	}
+	c.obs.breakerChanged(e.name, t.from, t.to)
+}
+
+// enter passes the engine's rate limiter and concurrency gate. A candidate without a token
+// or a free slot is skipped at once, unless it is the last one and the wait fits the time
+// left.
+func (c *Client) enter(w *walk, e *engine, l *lease) error {
+	left := time.Until(w.deadline)
+	if e.limiter != nil {
+		if err := c.enterRate(w, e, l, left); err != nil {
+			return err
+		}
+	}
+	if e.sem == nil {
+		return nil
+	}
+	select {
+	case e.sem <- struct{}{}:
+		l.slot = true
+		return nil
+	default:
+	}
+	if w.othersLeft(e) {
+		return &Error{Kind: KindRateLimited, Engine: e.name, Message: "skipped: concurrency limit"}
+	}
+	t := time.NewTimer(left - minAttemptTime)
+	defer t.Stop()
+	select {
+	case e.sem <- struct{}{}:
+		l.slot, l.waited = true, true
+		return nil
+	case <-t.C:
+		return &Error{Kind: KindTimeout, Engine: e.name, Message: "skipped: no free slot in time"}
+	case <-w.ctx.Done():
+		return w.ctx.Err()
+	}
+}
+
+// enterRate takes a rate-limit token, waiting for it only when e is the last candidate.
+func (c *Client) enterRate(w *walk, e *engine, l *lease, left time.Duration) error {
+	now := c.clock.Now()
+	rv := e.limiter.ReserveN(now, 1)
+	d := rv.DelayFrom(now)
+	if d <= 0 {
+		return nil
+	}
+	if d > left-minAttemptTime || w.othersLeft(e) {
+		rv.CancelAt(now)
+		return &Error{Kind: KindRateLimited, Engine: e.name, Message: "skipped: local rate limit"}
+	}
+	if err := c.clock.Sleep(w.ctx, d); err != nil {
+		rv.CancelAt(c.clock.Now())
+		return err
+	}
+	l.waited = true
+	return nil
+}
+
+// newDeadline is a helper for probes: a fresh attempt context.
+func newDeadline(ctx context.Context, d time.Time) *deadline.Context { return deadline.New(ctx, d) }

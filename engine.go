@@ -1,0 +1,261 @@
+package translate
+
+import (
+	"context"
+	"iter"
+	"time"
+
+	"golang.org/x/text/language"
+)
+
+// Engine is a machine-translation engine: one vendor adapter, a fake, or your own.
+// The Client does everything around the call (routing, retries, failover, caching,
+// quotas, tracing); an Engine does exactly one call.
+//
+// Implementations must follow these rules:
+//
+//   - Name returns a constant, non-empty name, unique among the engines of one Client.
+//   - Translate is safe for concurrent use by multiple goroutines.
+//   - Translate returns exactly len(req.Texts) texts, in the order of req.Texts, or an error.
+//     It never returns (nil, nil) and never a partial result with a nil error.
+//   - Translate honours ctx: it returns promptly once ctx is done, with an error for which
+//     errors.Is(err, ctx.Err()) holds or a *Error of KindTimeout or KindCanceled.
+//   - Translate never retries, caches or fails over; the Client does that.
+//   - Translate does not modify req and does not keep it after returning.
+//   - Errors are *Error values whose Kind classifies the failure (see the Errors section of
+//     the package documentation); any other error is treated as KindUnknown. Message carries
+//     the vendor's message with credentials removed.
+//   - An Engine never puts a credential or the customer's text in an error.
+type Engine interface {
+	// Name returns the engine's name, as used in Request.Engine, Result.Engine and metrics.
+	Name() string
+	// Translate translates req.Texts from req.Source to req.Target.
+	Translate(ctx context.Context, req *EngineRequest) (*EngineResult, error)
+}
+
+// EngineRequest is one call to an Engine. The Client builds it; engines must not modify it.
+type EngineRequest struct {
+	Texts     []string
+	Source    language.Tag // language.Und means detect
+	Target    language.Tag
+	Scene     Scene
+	Style     Style
+	RequestID string
+}
+
+// EngineResult is what an Engine returns for one call.
+type EngineResult struct {
+	Texts       []string
+	Source      language.Tag // detected source, if the vendor reported it
+	BilledChars int64        // as the vendor reported it, 0 if unknown
+	// InputTokens and OutputTokens report LLM token usage where the vendor reports it
+	// (OpenAI-compatible engines); 0 if unknown.
+	InputTokens  int64
+	OutputTokens int64
+	// Limits is what the vendor said about its rate limits in this response (OpenAI's
+	// x-ratelimit-* headers, for example); nil when it said nothing. The Client slows an
+	// engine whose remaining requests or tokens run low, before the vendor answers 429.
+	Limits *VendorLimits
+}
+
+// VendorLimits is a vendor's report of its own rate limits, from response headers. A
+// negative Remaining value means the vendor did not report it; a zero Reset means unknown.
+type VendorLimits struct {
+	RemainingRequests int64         // requests left in the vendor's current window
+	RemainingTokens   int64         // tokens (or characters) left in the vendor's current window
+	ResetRequests     time.Duration // until the request window resets
+	ResetTokens       time.Duration // until the token window resets
+}
+
+// LanguagePair is a translation direction an engine supports. A Source of language.Und
+// means the engine accepts any of its sources for Target (and can detect the source).
+type LanguagePair struct {
+	Source language.Tag
+	Target language.Tag
+}
+
+// LanguageSupporter is implemented by engines that can list the pairs they translate, such as
+// Apertium (/listPairs) or DeepL (/v2/languages). When an engine's Profile.Languages is empty,
+// the Client asks SupportedPairs once at New (bounded by the engine's Timeout) and then routes
+// only the listed pairs to the engine; when the call fails, the engine is taken to support
+// every pair. Safe for concurrent use.
+type LanguageSupporter interface {
+	SupportedPairs(ctx context.Context) ([]LanguagePair, error)
+}
+
+// StreamEngine is implemented by engines that can stream a translation as it is produced
+// (engines/openai, over server-sent events). TranslateStream yields text deltas of the
+// translation of req.Texts[0] (the Client sends one text per streamed call), in order; the
+// concatenation of every delta is the whole translation. It yields a non-nil error at most
+// once, as its last value: a *Error with the Kind of the failure, as Translate would return.
+// It honours ctx and stops when the consumer stops ranging. Safe for concurrent use.
+type StreamEngine interface {
+	Engine
+	TranslateStream(ctx context.Context, req *EngineRequest) iter.Seq2[string, error]
+}
+
+// Chunk is one piece of a streamed translation (Client.TranslateStream).
+type Chunk struct {
+	Segment int    // index of the segment, in source order
+	Text    string // the segment's translation so far
+	Partial bool   // more of this segment follows; a later Chunk for the same Segment supersedes it
+	Engine  string
+}
+
+// Scene is the kind of content being translated. It selects per-scene quality, scene rules
+// and, for LLM engines, the prompt. The zero value is SceneGeneral.
+type Scene uint8
+
+// Scenes.
+const (
+	SceneGeneral Scene = iota
+	SceneTech
+	SceneLegal
+	SceneEcommerce
+	SceneChat
+)
+
+var sceneNames = [...]string{"general", "tech", "legal", "ecommerce", "chat"}
+
+// String returns the scene's lower-case name, such as "legal".
+func (s Scene) String() string {
+	if int(s) < len(sceneNames) {
+		return sceneNames[s]
+	}
+	return "scene(" + itoa(int(s)) + ")"
+}
+
+// Style is the register of the translation. The zero value is StyleDefault.
+type Style uint8
+
+// Styles.
+const (
+	StyleDefault Style = iota
+	StyleFormal
+	StyleCasual
+)
+
+// String returns "default", "formal" or "casual".
+func (s Style) String() string {
+	switch s {
+	case StyleDefault:
+		return "default"
+	case StyleFormal:
+		return "formal"
+	case StyleCasual:
+		return "casual"
+	}
+	return "style(" + itoa(int(s)) + ")"
+}
+
+// Priority decides which cost classes may serve a request. The zero value is PriorityNormal:
+// normal requests never reach premium engines.
+type Priority uint8
+
+// Priorities.
+const (
+	PriorityNormal Priority = iota
+	PriorityHigh
+)
+
+// String returns "normal" or "high".
+func (p Priority) String() string {
+	if p == PriorityHigh {
+		return "high"
+	}
+	if p == PriorityNormal {
+		return "normal"
+	}
+	return "priority(" + itoa(int(p)) + ")"
+}
+
+// CostClass groups engines by price for the budget and priority rules. The zero value is
+// ClassStandard.
+type CostClass uint8
+
+// Cost classes.
+const (
+	ClassStandard CostClass = iota // the default
+	ClassFree
+	ClassPremium
+)
+
+// String returns "standard", "free" or "premium".
+func (c CostClass) String() string {
+	switch c {
+	case ClassStandard:
+		return "standard"
+	case ClassFree:
+		return "free"
+	case ClassPremium:
+		return "premium"
+	}
+	return "class(" + itoa(int(c)) + ")"
+}
+
+// rank orders classes by price: free 0, standard 1, premium 2.
+func (c CostClass) rank() int {
+	switch c {
+	case ClassFree:
+		return 0
+	case ClassPremium:
+		return 2
+	}
+	return 1
+}
+
+// Profile describes an engine to the router. Zero values mean the documented defaults.
+type Profile struct {
+	Quality        float64           // 0..100 offline evaluation score; default 80
+	SceneQuality   map[Scene]float64 // per-scene overrides of Quality
+	Class          CostClass         // ClassFree, ClassStandard (default), ClassPremium
+	CostPerMillion float64           // credits per million standard characters
+	Languages      []string          // BCP 47 tags it translates between; empty means any
+	Timeout        time.Duration     // per attempt; default 5s
+	RateLimit      float64           // requests per second; 0 means unlimited
+	Burst          int               // rate limiter burst; 0 means max(1, ceil(RateLimit))
+	MaxConcurrency int               // in-flight calls; 0 means unlimited
+	Quota          int64             // standard characters per QuotaPeriod; 0 means unlimited
+	QuotaPeriod    time.Duration     // default 24h
+	MaxChars       int               // per call; longer text is segmented; 0 means unlimited
+	MaxTexts       int               // texts per call; default 1
+	FallbackOnly   bool              // last resort: used only when the normal pool has failed
+	// Canary is the percentage (0..100) of UserIDs this engine serves as a canary: a stable
+	// share of users, chosen by hashing the UserID, is routed to it whenever it is a
+	// candidate; everybody else never reaches it. 0 means the engine is not a canary.
+	Canary float64
+	// SafeRate is the request rate (per second) the engine can take safely; as its recent
+	// rate nears it, its routing weight falls (the traffic gate). 0 means RateLimit, and no
+	// gate when both are 0.
+	SafeRate float64
+	// CostPerMillionTokens prices LLM engines by the tokens they report
+	// (EngineResult.InputTokens + OutputTokens); when set and reported, it is what a call
+	// is charged instead of CostPerMillion. 0 means characters only.
+	CostPerMillionTokens float64
+	// Region is where the vendor processes the data: "eu", "us", "cn", ... ("" = global,
+	// unknown). Request.Regions filters on it.
+	Region string
+}
+
+// itoa avoids strconv in String methods of tiny enums.
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b [20]byte
+	i := len(b)
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	if neg {
+		i--
+		b[i] = '-'
+	}
+	return string(b[i:])
+}
