@@ -159,72 +159,83 @@ func BenchmarkSingleflightDoParallel(b *testing.B) {
 	})
 }
 
-// seenOps is what a request with an id does: Lookup, Claim an engine, Answer. Time moves
-// 100µs an op, so a 10 s window holds about 100 000 ids.
+// seenOps is what a request with an id does: Lookup, Claim an engine, Answer.
 type seenOps interface {
 	Claim(id string, h uint64, engine int, now int64) bool
 	Answer(id string, h uint64, v string, now int64)
 	Lookup(id string, h uint64, now int64) (string, bool, error, uint64, bool)
 }
 
-func seenLoop(s seenOps, ids []string, hs []uint64, clock *atomic.Int64, next func() bool) {
+// seenLoads are the request rates the Seen benchmarks run at, as the time an op takes:
+// 100 000 ids in a 10 s window, and a flood of 1 000 000 (the 1M ids).
+var seenLoads = []struct {
+	name string
+	step int64
+}{{"100k-ids-a-window", 100_000}, {"1M-ids-a-window", 10_000}}
+
+// seenLoop runs requests with new ids, each an op's time after the last.
+func seenLoop(s seenOps, step int64, prefix string, clock *atomic.Int64, next func() bool) {
+	buf := []byte(prefix)
 	for i := 0; next(); i++ {
-		now := clock.Add(100_000)
-		j := i % len(ids)
-		if _, has, _, _, _ := s.Lookup(ids[j], hs[j], now); has {
+		now := clock.Add(step)
+		id := string(strconv.AppendInt(buf, int64(i), 10))
+		h := maphash.String(benchSeed, id)
+		if _, has, _, _, _ := s.Lookup(id, h, now); has {
 			continue
 		}
-		s.Claim(ids[j], hs[j], 0, now)
-		s.Answer(ids[j], hs[j], ids[j], now)
+		s.Claim(id, h, 0, now)
+		s.Answer(id, h, id, now)
 	}
 }
 
-// benchIDs returns request ids and their requests' content hashes.
-func benchIDs(prefix string) ([]string, []uint64) {
-	ids := make([]string, 1<<17)
-	hs := make([]uint64, len(ids))
-	for i := range ids {
-		ids[i] = prefix + "-request-" + strconv.Itoa(i)
-		hs[i] = maphash.String(benchSeed, ids[i])
-	}
-	return ids, hs
+// newSeen is Seen as the Client would size it: 256k ids, 64 MB.
+func newSeen() *Seen[string] {
+	return NewSeen(window, 1<<18, 64<<20, func(v string) int64 { return int64(len(v)) })
+}
+
+func newPlainSeen() *plainSeen {
+	return &plainSeen{window: int64(window), m: map[seenKey]*plainEntry{}}
 }
 
 func BenchmarkSeen(b *testing.B) {
-	s := NewSeen[string](window, 1<<20, 1<<30, func(v string) int64 { return int64(len(v)) })
-	var clock atomic.Int64
-	b.ReportAllocs()
-	ids, hs := benchIDs("")
-	seenLoop(s, ids, hs, &clock, b.Loop)
+	for _, l := range seenLoads {
+		b.Run(l.name, func(b *testing.B) {
+			var clock atomic.Int64
+			b.ReportAllocs()
+			seenLoop(newSeen(), l.step, "r", &clock, b.Loop)
+		})
+	}
 }
 
 // BenchmarkPlainSeen is the plain version: a mutex and a map, swept once a window.
 func BenchmarkPlainSeen(b *testing.B) {
-	s := &plainSeen{window: int64(window), m: map[seenKey]*plainEntry{}}
-	var clock atomic.Int64
+	for _, l := range seenLoads {
+		b.Run(l.name, func(b *testing.B) {
+			var clock atomic.Int64
+			b.ReportAllocs()
+			seenLoop(newPlainSeen(), l.step, "r", &clock, b.Loop)
+		})
+	}
+}
+
+func seenParallel(b *testing.B, s seenOps, step int64) {
+	var clock, n atomic.Int64
 	b.ReportAllocs()
-	ids, hs := benchIDs("")
-	seenLoop(s, ids, hs, &clock, b.Loop)
+	b.RunParallel(func(pb *testing.PB) {
+		seenLoop(s, step, strconv.Itoa(int(n.Add(1)))+"-r", &clock, pb.Next)
+	})
 }
 
 func BenchmarkSeenParallel(b *testing.B) {
-	s := NewSeen[string](window, 1<<20, 1<<30, func(v string) int64 { return int64(len(v)) })
-	var clock, n atomic.Int64
-	b.ReportAllocs()
-	b.RunParallel(func(pb *testing.PB) {
-		ids, hs := benchIDs(strconv.Itoa(int(n.Add(1))))
-		seenLoop(s, ids, hs, &clock, pb.Next)
-	})
+	for _, l := range seenLoads {
+		b.Run(l.name, func(b *testing.B) { seenParallel(b, newSeen(), l.step) })
+	}
 }
 
 func BenchmarkPlainSeenParallel(b *testing.B) {
-	s := &plainSeen{window: int64(window), m: map[seenKey]*plainEntry{}}
-	var clock, n atomic.Int64
-	b.ReportAllocs()
-	b.RunParallel(func(pb *testing.PB) {
-		ids, hs := benchIDs(strconv.Itoa(int(n.Add(1))))
-		seenLoop(s, ids, hs, &clock, pb.Next)
-	})
+	for _, l := range seenLoads {
+		b.Run(l.name, func(b *testing.B) { seenParallel(b, newPlainSeen(), l.step) })
+	}
 }
 
 // plainSeen is the plain version of Seen: one mutex, one map, bounded only by time.

@@ -216,12 +216,12 @@ func (sh *seenShard[V]) entry(k seenKey, now, window int64, create bool) *seenEn
 	return e
 }
 
-// expire retires the generations whose entries are all past the window: the current one
-// when its newest entry is, and the previous one when the current one is a window old
-// (the previous one's entries are older than the current one's start).
+// expire retires the generations whose entries are all past the window: both when their
+// newest entry is, and the previous one when the current one is a window old (the
+// previous one's entries are older than the current one's start).
 func (sh *seenShard[V]) expire(now, window int64) {
 	switch {
-	case sh.cur.m == nil || now-sh.cur.newest >= window:
+	case sh.cur.m == nil || now-max(sh.cur.newest, sh.prev.newest) >= window:
 		sh.prev = seenGen[V]{}
 		sh.cur = seenGen[V]{m: map[seenKey]*seenEntry[V]{}, start: now}
 	case now-sh.cur.start >= window:
@@ -250,7 +250,7 @@ func (sh *seenShard[V]) update(k seenKey, e *seenEntry[V], n, now int64) {
 	if sh.cur.bytes > sh.maxBytes {
 		sh.shift(now) // e stays current; the rest moves to prev
 		sh.prev.drop(k, e)
-		sh.cur.m[k], sh.cur.bytes = e, e.bytes
+		sh.cur.m[k], sh.cur.bytes, sh.cur.newest = e, e.bytes, e.at
 	}
 }
 

@@ -234,3 +234,24 @@ func TestSeenTooBigToRemember(t *testing.T) {
 		t.Errorf("small answer lost to a big one: %+v", got)
 	}
 }
+
+// With a real clock (now far from 0), a generation shifted by a write keeps the entries
+// within the window: the shift moves them to the previous generation, it does not drop
+// them.
+func TestSeenShiftKeepsLiveEntries(t *testing.T) {
+	const t0 = int64(1_750_000_000e9)
+	s := NewSeen[string](window, 1000, 16*1024, func(v string) int64 { return int64(len(v)) })
+	ids := sameShard(s, 2) // 512 bytes a generation
+	s.Claim(ids[0], 1, 0, t0)
+	s.Claim(ids[1], 1, 0, t0+1)
+	s.Answer(ids[1], 1, string(make([]byte, 300)), t0+2) // over the share: ids[0] moves to prev
+	s.Claim(ids[1], 1, 1, t0+3)
+	for i, id := range ids {
+		if got := lookup(s, id, 1, t0+4); !got.OK {
+			t.Errorf("ids[%d] forgotten within the window", i)
+		}
+	}
+	if s.Claim(ids[0], 1, 0, t0+5) {
+		t.Error("ids[0] sent to engine 0 twice within the window")
+	}
+}
