@@ -32,7 +32,7 @@ type Flight[K comparable, V any] struct {
 // the chain, so identical requests always meet, at any load.
 type Flights[K comparable, V any] struct {
 	slots   [flightSlots]atomic.Pointer[Flight[K, V]]
-	locks   [flightLocks]paddedMutex // slot i's chain is changed under locks[i%flightLocks]
+	locks   [flightLocks]sync.Mutex // slot i's chain is changed under locks[i%flightLocks]
 	waiting atomic.Int64
 }
 
@@ -41,20 +41,16 @@ const (
 	flightLocks = 64
 )
 
-// paddedMutex keeps stripe locks on separate cache lines.
-type paddedMutex struct {
-	sync.Mutex
-	_ [56]byte
-}
-
 func (fs *Flights[K, V]) slot(h uint64) (*atomic.Pointer[Flight[K, V]], *sync.Mutex) {
 	i := h % flightSlots
-	return &fs.slots[i], &fs.locks[i%flightLocks].Mutex
+	return &fs.slots[i], &fs.locks[i%flightLocks]
 }
 
 // Join registers f as the flight for (hash, key) and returns it with leader true, or
 // returns the flight an identical Join leads, with leader false. A leader must Land its
-// flight, whatever happens; a follower Waits on g.
+// flight whatever happens (defer it); a follower Waits on g. A landed flight has left the
+// table, so a follower that will not take its leader's outcome (the leader's caller gave
+// up) Joins again with a fresh Flight, and meets the others who do the same.
 func (fs *Flights[K, V]) Join(hash uint64, key K, f *Flight[K, V]) (g *Flight[K, V], leader bool) {
 	f.hash, f.key, f.owner = hash, key, fs
 	s, mu := fs.slot(hash)

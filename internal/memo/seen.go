@@ -30,9 +30,8 @@ const seenShards = 16
 type seenShard[V any] struct {
 	mu         sync.Mutex
 	cur, prev  seenGen[V]
-	maxEntries int      // of a generation
-	maxBytes   int64    // of a generation
-	_          [64]byte // keep shards' locks apart
+	maxEntries int   // of a generation
+	maxBytes   int64 // of a generation
 }
 
 // seenGen is a generation of entries: those written from start until the next one began.
