@@ -12,7 +12,19 @@ import (
 )
 
 // Each mechanism against the plain version it replaces: a hit, a flight and a request id
-// remembered. The numbers are in the package's commit messages and the lead's report.
+// remembered. Medians of `go test -run XXX -bench . -benchmem -count 6 ./internal/memo`
+// on a quiet 2-core AMD EPYC (ns/op, B/op, allocs/op):
+//
+//	Cache.Get           11.7 0 0    golang-lru Get           68.5 0 0
+//	  parallel           4.1 0 0      parallel               60.8 0 0
+//	Flights Join+Land   21.2 0 0    singleflight.Do         170.4 80 1
+//	  parallel          48.4 0 0      parallel              252.0 80 1
+//	Seen, 100k ids/10s   883 129 2  mutex+map, swept        1018 106 2
+//	  1M ids/10s         736 159 2                          1521 239 2
+//	  parallel, 100k     846 134 2                          1171 120 2
+//	  parallel, 1M       575 164 2                          1636 246 2
+//
+// (The Seen loops allocate each new id string themselves: one of the two allocations.)
 
 const benchKeys = 1024
 
