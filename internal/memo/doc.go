@@ -1,8 +1,8 @@
 // Package memo holds the Client's per-key memory: what it has translated (Cache), what
 // it is translating (Flights) and which request ids it has sent where (Seen). Each is
-// bounded and each answers its common case without a lock or an allocation where the
-// plain version would take one; bench_test.go holds the plain versions they are measured
-// against.
+// bounded by count (Seen by bytes too); Cache and Flights answer their common case with
+// no lock and no allocation, and Seen keeps its bounds in O(1) a write. bench_test.go
+// holds the plain versions they are measured against.
 //
 // # Cache
 //
