@@ -1,8 +1,9 @@
 // Package memo holds the Client's per-key memory: what it has translated (Cache), what
-// it is translating (Flights) and which request ids it has sent where (Seen). Each is
-// bounded by count (Seen by bytes too); Cache and Flights answer their common case with
-// no lock and no allocation, and Seen keeps its bounds in O(1) a write. bench_test.go
-// holds the plain versions they are measured against.
+// it is translating (Flights) and which request ids it has sent where (Seen). Cache is
+// bounded by count, Seen by count and bytes, and Flights holds only the flights in the
+// air, in storage their callers own. Cache and Flights answer their common case with no
+// lock and no allocation, and Seen keeps its bounds in O(1) a write. bench_test.go holds
+// the plain versions they are measured against.
 //
 // # Cache
 //
