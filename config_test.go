@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -54,6 +55,9 @@ var registerTestTypes = sync.OnceFunc(func() {
 			name = "cfgtest"
 		}
 		return &cfgEngine{name: name, settings: ec.Settings}, nil
+	})
+	RegisterEngineType("cfgtest-closing", func(EngineConfig) (Engine, error) {
+		return &closingEngine{cfgEngine{name: "c"}}, nil
 	})
 })
 
@@ -544,6 +548,7 @@ func TestWithConfig(t *testing.T) {
 	o := defaultOptions()
 	WithDeadline(time.Second)(&o)
 	WithoutCache()(&o)
+	WithProbes(ProbePolicy{})(&o)
 	WithConfig(cfg2)(&o)
 	if o.deadline != 8*time.Second || o.noCache || o.cacheEntries != 10000 || o.cacheTTL != 24*time.Hour || o.probes != nil {
 		t.Errorf("options after WithConfig(defaults) = %+v", o)
@@ -581,5 +586,25 @@ func TestSnake(t *testing.T) {
 		if got := snake(in); got != want {
 			t.Errorf("snake(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// closingEngine counts Close calls in closes.
+type closingEngine struct{ cfgEngine }
+
+var closes atomic.Int32
+
+func (e *closingEngine) Close() error { closes.Add(1); return nil }
+
+// TestParseConfigClosesValidationEngines: the engines ParseConfig builds to validate the
+// settings are closed when they are io.Closers.
+func TestParseConfigClosesValidationEngines(t *testing.T) {
+	registerTestTypes()
+	before := closes.Load()
+	if _, err := ParseConfig([]byte(`{"engines":[{"type":"cfgtest-closing"}]}`)); err != nil {
+		t.Fatal(err)
+	}
+	if n := closes.Load() - before; n != 1 {
+		t.Errorf("closed %d times, want 1", n)
 	}
 }

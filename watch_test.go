@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // logSink is a slog.Handler that keeps every record's message and attributes.
@@ -240,17 +242,35 @@ func TestWatchApplyRejected(t *testing.T) {
 	}
 }
 
-// TestWatchMissingFile: a file that disappears is logged once and the watch waits for it.
+// TestWatchMissingFile: a file that is missing is logged once, not at every poll, and
+// applied when it appears; a second disappearance is logged again (polls driven by hand).
 func TestWatchMissingFile(t *testing.T) {
+	registerTestTypes()
 	path := filepath.Join(t.TempDir(), "config.json")
-	w := watch(t, path, nil)
-	w.waitLog(t, "config file unreadable")
-	writeAtomic(t, path, configWith("9s"))
-	if got := w.next(t).Deadline; got != 9*time.Second {
-		t.Fatalf("applied deadline %v, want 9s", got)
+	var applied []time.Duration
+	sink := &logSink{}
+	w := newWatcher(path, func(cfg *Config) error { applied = append(applied, cfg.Deadline); return nil }, slog.New(sink))
+	poll := func(n int) {
+		t.Helper()
+		for range n {
+			if err := w.poll(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
-	if lines := w.log.matching("unreadable"); len(lines) != 1 {
+	poll(3)
+	if lines := sink.matching("unreadable"); len(lines) != 1 {
 		t.Errorf("unreadable log lines %q, want 1", lines)
+	}
+	writeAtomic(t, path, configWith("9s"))
+	poll(2)
+	if diff := cmp.Diff([]time.Duration{9 * time.Second}, applied); diff != "" {
+		t.Errorf("applied (-want +got):\n%s", diff)
+	}
+	os.Remove(path)
+	poll(3)
+	if lines := sink.matching("unreadable"); len(lines) != 2 {
+		t.Errorf("unreadable log lines %q, want 2", lines)
 	}
 }
 
@@ -330,5 +350,34 @@ func TestWatchConfigReconfiguresClient(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("engine b not added; engines %+v", c.Engines())
 		}
+	}
+}
+
+// TestWatchWaitsForSettledContent: content is applied only when two reads in a row agree,
+// so a file caught half-written is never applied (polls driven by hand).
+func TestWatchWaitsForSettledContent(t *testing.T) {
+	registerTestTypes()
+	path := filepath.Join(t.TempDir(), "config.json")
+	writeAtomic(t, path, configWith("1s"))
+	var applied []time.Duration
+	w := newWatcher(path, func(cfg *Config) error { applied = append(applied, cfg.Deadline); return nil }, slog.New(&logSink{}))
+	poll := func() {
+		t.Helper()
+		if err := w.poll(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	poll()
+	writeAtomic(t, path, configWith("2s"))
+	poll() // seen once
+	if len(applied) != 0 {
+		t.Fatalf("applied %v after one read of the new content", applied)
+	}
+	writeAtomic(t, path, configWith("3s")) // still being written
+	poll()
+	poll() // 3s seen twice
+	poll()
+	if diff := cmp.Diff([]time.Duration{3 * time.Second}, applied); diff != "" {
+		t.Errorf("applied (-want +got):\n%s", diff)
 	}
 }

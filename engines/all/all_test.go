@@ -64,6 +64,7 @@ func TestEveryType(t *testing.T) {
 		{`{"name":"llm","type":"openai","settings":{"model":"m","base_url":"http://127.0.0.1:8000/v1","price":"3","quality":"90","max_texts":"5","json_mode":"false","instructions":"be brief"}}`, &openai.Engine{}, "llm"},
 		{`{"name":"libre","type":"libretranslate","settings":{"base_url":"http://127.0.0.1:5000","batch_limit":"10","char_limit":"500"}}`, &libretranslate.Engine{}, "libre"},
 		{`{"type":"apertium","settings":{"base_url":"http://127.0.0.1:2737","concurrency":"2"}}`, &apertium.Engine{}, "apertium"},
+		{`{"type":"fake","settings":{"latency":"1ms"}}`, all.SimulatedForTest(), "fake"},
 	} {
 		cfg, err := engineConfig(t, tc.engine)
 		if err != nil {
@@ -77,6 +78,12 @@ func TestEveryType(t *testing.T) {
 		}
 		if reflect.TypeOf(e) != reflect.TypeOf(tc.wantType) || e.Name() != tc.wantName {
 			t.Errorf("Build(%s) = %T named %q, want %T named %q", tc.engine, e, e.Name(), tc.wantType, tc.wantName)
+		}
+		// Every type names its engine as the file says.
+		ec := cfg.Engines[0]
+		ec.Name = "custom-" + ec.Type
+		if e, _, err := ec.Build(); err != nil || e.Name() != ec.Name {
+			t.Errorf("Build(%s with name %q): %v", tc.engine, ec.Name, err)
 		}
 	}
 }
