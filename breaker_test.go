@@ -50,6 +50,19 @@ func TestBreakerOpensAtRatioAfterMinCalls(t *testing.T) {
 	if a.Calls() != before {
 		t.Errorf("open breaker let %d calls through", a.Calls()-before)
 	}
+
+	// MinCalls: failing from the first call, the ratio is 1 at once, yet the breaker waits
+	// for 20 calls.
+	c, a, _ = breakerClient(t, newClock(), translate.BreakerPolicy{})
+	a.Down(translate.KindUnavailable)
+	translateN(t, c, 19)
+	if got := c.Engines()[0].Breaker; got != translate.BreakerClosed {
+		t.Fatalf("after 19 failed calls breaker = %v, want closed (MinCalls 20)", got)
+	}
+	translateN(t, c, 1)
+	if got := c.Engines()[0].Breaker; got != translate.BreakerOpen {
+		t.Fatalf("after 20 failed calls breaker = %v, want open", got)
+	}
 }
 
 func TestBreakerHalfOpenTrialsCloseIt(t *testing.T) {
@@ -68,8 +81,12 @@ func TestBreakerHalfOpenTrialsCloseIt(t *testing.T) {
 	}
 	clk.Advance(time.Second)
 	a.Up()
-	// Five trial calls go to a, whatever its score; then it closes.
-	translateN(t, c, 5)
+	// Five trial calls go to a, whatever its score; then it closes, not before.
+	translateN(t, c, 4)
+	if got := c.Engines()[0].Breaker; got != translate.BreakerHalfOpen {
+		t.Errorf("after 4 good trials breaker = %v, want half-open", got)
+	}
+	translateN(t, c, 1)
 	if got := a.Calls() - before; got != 5 {
 		t.Errorf("trial calls = %d, want 5", got)
 	}

@@ -327,6 +327,16 @@ func TestAttemptAndSwitchLimits(t *testing.T) {
 			t.Errorf("error %q does not name engine %s", err, a.Engine)
 		}
 	}
+	// MaxAttempts binds even when switches are plenty: 3 calls on 3 of the 4 engines.
+	for _, e := range es {
+		e.Reset()
+	}
+	c3 := newClient(t, append(opts, translate.WithClock(newClock()),
+		translate.WithRetry(translate.RetryPolicy{MaxSwitches: 10}))...)
+	_, err = c3.Translate(context.Background(), req("hello"))
+	if !errors.As(err, &te) || len(te.Attempts) != 3 {
+		t.Fatalf("with MaxSwitches 10: %v, want 3 attempts", err)
+	}
 	// MaxSwitches 1: two engines at most.
 	for _, e := range es {
 		e.Reset()

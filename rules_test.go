@@ -677,6 +677,26 @@ func TestChargesWhatMayHaveBeenBilled(t *testing.T) {
 			}
 		})
 	}
+	t.Run("canceled after sending", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		a := fake.New("a", fake.WithHook(func(actx context.Context, _ *translate.EngineRequest) error {
+			cancel() // the caller gives up while the call is at the vendor
+			<-actx.Done()
+			return actx.Err()
+		}))
+		c := newClient(t, translate.WithClock(newClock()), translate.WithBudget(translate.Budget{Daily: 100}),
+			translate.WithEngine(a, paid))
+		if _, err := c.Translate(ctx, req("0123456789")); !errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v, want the caller's cancellation", err)
+		}
+		type charged struct {
+			Spent     float64
+			QuotaLeft int64
+		}
+		if diff := cmp.Diff(charged{1, 990}, charged{c.Budget().Spent, c.Engines()[0].QuotaLeft}); diff != "" {
+			t.Errorf("after a canceled call (-want +got):\n%s", diff)
+		}
+	})
 	t.Run("reported", func(t *testing.T) {
 		for _, tc := range []struct {
 			name      string

@@ -161,25 +161,28 @@ func TestBudgetNeverExceededUnderConcurrency(t *testing.T) {
 }
 
 func TestEconomyModeDropsPremium(t *testing.T) {
+	// 10 characters at 100 000 credits per million: 1 credit a call on prem, a budget of 10.
+	// Premium serves high priority until 80% (the default EconomyAt) is spent, although its
+	// next call would still fit the budget: economy mode, not the budget, leaves it out.
 	prem, std := fake.New("prem"), fake.New("std")
-	c := newClient(t, translate.WithClock(newClock()), sharp, translate.WithBudget(translate.Budget{Daily: 1}),
-		translate.WithEngine(prem, translate.Profile{Quality: 100, Class: translate.ClassPremium, CostPerMillion: 40000}),
+	c := newClient(t, translate.WithClock(newClock()), sharp, translate.WithBudget(translate.Budget{Daily: 10}),
+		translate.WithEngine(prem, translate.Profile{Quality: 100, Class: translate.ClassPremium, CostPerMillion: 100_000}),
 		translate.WithEngine(std, translate.Profile{Quality: 1, CostPerMillion: 100}))
 	high := func(i int) translate.Request {
-		r := req(fmt.Sprintf("text %05d", i)) // 10 chars: 0.4 credit on prem
+		r := req(fmt.Sprintf("text %05d", i))
 		r.Priority = translate.PriorityHigh
 		return r
 	}
 	var got []string
-	for i := 0; i < 4; i++ {
+	for i := 0; i < 10; i++ {
 		res, err := c.Translate(context.Background(), high(i))
 		if err != nil {
 			t.Fatal(err)
 		}
 		got = append(got, res.Engine)
 	}
-	// 0.4, 0.8 spent: at 80% economy mode starts and premium is left out.
-	if diff := cmp.Diff([]string{"prem", "prem", "std", "std"}, got); diff != "" {
+	want := []string{"prem", "prem", "prem", "prem", "prem", "prem", "prem", "prem", "std", "std"}
+	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("engines (-want +got):\n%s", diff)
 	}
 }
