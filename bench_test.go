@@ -108,3 +108,35 @@ func BenchmarkMissParallel(b *testing.B) {
 		}
 	})
 }
+
+// named is a no-op engine with a name of its own.
+type named struct {
+	noop
+	name string
+}
+
+func (n *named) Name() string { return n.name }
+
+// BenchmarkMissEngines is a miss among n engines: allocations must not grow with n.
+func BenchmarkMissEngines(b *testing.B) {
+	for _, n := range []int{8, 32, 1000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			opts := []translate.Option{translate.WithSeed(1), translate.WithoutCache()}
+			for i := range n {
+				opts = append(opts, translate.WithEngine(&named{*newNoop(), fmt.Sprint("e", i)}, translate.Profile{}))
+			}
+			c, err := translate.New(opts...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := c.Translate(ctx, benchReq); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

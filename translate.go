@@ -273,12 +273,14 @@ func (c *Client) Translate(ctx context.Context, req Request) (*Result, error) {
 	now := c.now()
 	c.maybeFold(now)
 	ctx, span := c.obs.requestStart(ctx)
-	var r request
-	if err := c.prepare(&req, &r, now); err != nil {
-		c.obs.requestEnd(ctx, span, &r, nil, err, 0)
+	sc := c.getScratch() // the request and its walk live in pooled scratch: no allocation
+	defer c.putScratch(sc)
+	r := &sc.r
+	if err := c.prepare(&req, r, now); err != nil {
+		c.obs.requestEnd(ctx, span, r, nil, err, 0)
 		return nil, err
 	}
-	res, err := c.translate(ctx, &r, now)
+	res, err := c.translate(ctx, r, now, sc)
 	var d time.Duration
 	switch {
 	case res != nil:
@@ -286,14 +288,14 @@ func (c *Client) Translate(ctx context.Context, req Request) (*Result, error) {
 	case !r.t0.IsZero():
 		d = time.Since(r.t0)
 	}
-	c.obs.requestEnd(ctx, span, &r, res, err, d)
+	c.obs.requestEnd(ctx, span, r, res, err, d)
 	return res, err
 }
 
 // translate answers a validated request: from the request id's first answer, the cache, an
 // identical request in flight, or the engines. A fresh cache hit reads no clock and
 // allocates nothing unless the request brings its own RequestID.
-func (c *Client) translate(ctx context.Context, r *request, now int64) (*Result, error) {
+func (c *Client) translate(ctx context.Context, r *request, now int64, sc *scratch) (*Result, error) {
 	if r.RequestID != "" {
 		r.t0 = time.Now()
 		if p, ok := c.seen.lookup(r.RequestID, r.hash, now); ok {
@@ -319,7 +321,7 @@ func (c *Client) translate(ctx context.Context, r *request, now int64) (*Result,
 		b = c.newResult(r.RequestID) // the leader's caller gave up; this caller runs alone
 		f = &b.fl
 	}
-	res, err := c.run(ctx, r, b, stale, now)
+	res, err := c.run(ctx, r, b, stale, now, sc)
 	c.flights.land(r, f, res, err)
 	c.remember(r, res, err, now)
 	return res, err
@@ -355,10 +357,9 @@ func (c *Client) reuse(prev *Result, reqID string, t0 time.Time) *Result {
 }
 
 // run walks a request through the engines and builds its Result.
-func (c *Client) run(ctx context.Context, r *request, b *resultBuf, stale *cacheEntry, now int64) (*Result, error) {
+func (c *Client) run(ctx context.Context, r *request, b *resultBuf, stale *cacheEntry, now int64, sc *scratch) (*Result, error) {
 	res := &b.Result
 	r.id = res.RequestID
-	sc := c.getScratch()
 	w := walk{c: c, ctx: ctx, r: r, stale: stale, plan: planFor(r), attempts: res.Attempts,
 		deadline: r.t0.Add(c.deadline), now: now, start: r.t0, sc: sc}
 	if d, ok := ctx.Deadline(); ok && d.Before(w.deadline) {
@@ -368,10 +369,9 @@ func (c *Client) run(ctx context.Context, r *request, b *resultBuf, stale *cache
 		w.tried, w.skipErr = p.sentTo(), p.err
 	}
 	sc.part[0] = r.Text
-	j := job{split: segment.Segments{Parts: sc.part[:], Seps: sc.sep[:]}, out: sc.out[:0], by: sc.eng[:0]}
-	w.j = &j
+	sc.j = job{split: segment.Segments{Parts: sc.part[:], Seps: sc.sep[:]}, out: sc.out[:0], by: sc.eng[:0]}
+	w.j = &sc.j
 	err := w.run()
-	defer c.putScratch(sc)
 	res.Attempts = w.attempts
 	if err != nil {
 		return nil, err
@@ -658,6 +658,8 @@ type scratch struct {
 	out, eng  [1]string
 	cands     []candidate
 	callStart time.Time
+	r         request
+	j         job
 }
 
 // getScratch returns a scratch from the Client's pool.
@@ -694,6 +696,7 @@ func (c *Client) putScratch(s *scratch) {
 		return
 	}
 	s.req = EngineRequest{}
+	s.r, s.j = request{}, job{}
 	s.part[0], s.out[0], s.eng[0] = "", "", ""
 	clear(s.cands[:cap(s.cands)])
 	c.scratch.Put(s)
