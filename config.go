@@ -641,28 +641,9 @@ func decodeValue(path string, raw []byte, v reflect.Value) error {
 	}
 	switch v.Type() {
 	case durationType:
-		var s string
-		if raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
-			return invalidAt(path, `must be a duration string such as "8s"`)
-		}
-		d, err := time.ParseDuration(s)
-		if err != nil {
-			return invalidAt(path, `must be a duration such as "8s" or "250ms"`)
-		}
-		v.SetInt(int64(d))
-		return nil
+		return decodeDuration(path, raw, v)
 	case classType:
-		var s string
-		if raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
-			return invalidAt(path, `must be "free", "standard" or "premium"`)
-		}
-		for c := ClassStandard; c <= ClassPremium; c++ {
-			if c.String() == s {
-				v.SetUint(uint64(c))
-				return nil
-			}
-		}
-		return invalidAt(path, `must be "free", "standard" or "premium"`)
+		return decodeClass(path, raw, v)
 	case engineConfigType:
 		return decodeEngine(path, raw, v)
 	}
@@ -681,12 +662,44 @@ func decodeValue(path string, raw []byte, v reflect.Value) error {
 		return decodeSlice(path, raw, v)
 	case reflect.Map:
 		return decodeMap(path, raw, v)
-	case reflect.String:
-		if raw[0] != '"' {
-			return invalidAt(path, "must be a string")
+	}
+	return decodeScalar(path, raw, v)
+}
+
+// decodeDuration decodes a Go duration string such as "8s".
+func decodeDuration(path string, raw []byte, v reflect.Value) error {
+	var s string
+	if raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+		return invalidAt(path, `must be a duration string such as "8s"`)
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return invalidAt(path, `must be a duration such as "8s" or "250ms"`)
+	}
+	v.SetInt(int64(d))
+	return nil
+}
+
+// decodeClass decodes a cost class by name.
+func decodeClass(path string, raw []byte, v reflect.Value) error {
+	var s string
+	if raw[0] == '"' && json.Unmarshal(raw, &s) == nil {
+		for c := ClassStandard; c <= ClassPremium; c++ {
+			if c.String() == s {
+				v.SetUint(uint64(c))
+				return nil
+			}
 		}
+	}
+	return invalidAt(path, `must be "free", "standard" or "premium"`)
+}
+
+// decodeScalar decodes a string, a bool or a number.
+func decodeScalar(path string, raw []byte, v reflect.Value) error {
+	switch v.Kind() {
+	case reflect.String:
 		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
+		if raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
 			return invalidAt(path, "must be a string")
 		}
 		v.SetString(s)
