@@ -113,6 +113,9 @@ func (c *Client) settle(w *walk, e *engine, l *lease, out *EngineResult, err err
 		c.refund(e, l)
 		return
 	}
+	if out != nil && out.Limits != nil {
+		c.heedLimits(e, out.Limits, w.now)
+	}
 	chars, cost := c.charge(e, l, out, w.now)
 	w.j.cost += cost
 	c.obs.cost(w.ctx, e, cost, int(chars))
@@ -166,7 +169,13 @@ func (w *walk) call(e *engine, l *lease) (*EngineResult, error) {
 	}
 	n := len(w.attempts) + 1
 	actx, span := c.obs.attemptStart(dctx, e, n)
-	out, err := c.invoke(actx, e, req, ad)
+	var out *EngineResult
+	var err error
+	if r.sink != nil {
+		out, err = c.invokeStream(actx, e, req, ad, r.sink)
+	} else {
+		out, err = c.invoke(actx, e, req, ad)
+	}
 	w.ended = time.Now()
 	lat := w.ended.Sub(start)
 	err = c.check(actx, w.ctx, e, r, l.texts, out, err)

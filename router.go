@@ -142,6 +142,7 @@ type request struct {
 	economy  bool      // past Budget.EconomyAt, normal priority: free engines first
 	stripe   uint8     // the request's stripe of the seeded random sequence
 	prior    *prior    // what is known of the caller's RequestID, when it was seen before
+	sink     *streamSink // TranslateStream: where a streaming engine's partial text goes; nil otherwise
 }
 
 // set is a small bitset of engine indices.

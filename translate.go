@@ -267,6 +267,12 @@ func (c *Client) discoverLanguages() {
 // cache entry (both Degraded), then returns a *Error listing every attempt. When ctx is
 // canceled it returns ctx's error.
 func (c *Client) Translate(ctx context.Context, req Request) (*Result, error) {
+	return c.do(ctx, &req, nil)
+}
+
+// do is Translate with an optional sink that receives a streaming engine's partial text
+// (TranslateStream).
+func (c *Client) do(ctx context.Context, req *Request, sink *streamSink) (*Result, error) {
 	if c.closed.Load() {
 		return nil, ErrClosed
 	}
@@ -276,10 +282,11 @@ func (c *Client) Translate(ctx context.Context, req Request) (*Result, error) {
 	sc := c.getScratch() // the request and its walk live in pooled scratch: no allocation
 	defer c.putScratch(sc)
 	r := &sc.r
-	if err := c.prepare(&req, r, now); err != nil {
+	if err := c.prepare(req, r, now); err != nil {
 		c.obs.requestEnd(ctx, span, r, nil, err, 0)
 		return nil, err
 	}
+	r.sink = sink
 	res, err := c.translate(ctx, r, now, sc)
 	var d time.Duration
 	switch {
