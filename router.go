@@ -137,11 +137,11 @@ type request struct {
 	pinned   *engine
 	userHash uint64
 	key      keyFields
-	id       string    // RequestID, given or generated
-	t0       time.Time // when the request left the cache behind: its latency starts here
-	economy  bool      // past Budget.EconomyAt, normal priority: free engines first
-	stripe   uint8     // the request's stripe of the seeded random sequence
-	prior    *prior    // what is known of the caller's RequestID, when it was seen before
+	id       string      // RequestID, given or generated
+	t0       time.Time   // when the request left the cache behind: its latency starts here
+	economy  bool        // past Budget.EconomyAt, normal priority: free engines first
+	stripe   uint8       // the request's stripe of the seeded random sequence
+	prior    *prior      // what is known of the caller's RequestID, when it was seen before
 	sink     *streamSink // TranslateStream: where a streaming engine's partial text goes; nil otherwise
 }
 
