@@ -22,6 +22,10 @@ type lease struct {
 	permit *breaker // the breaker whose permit was taken
 	texts  []string
 	waited bool // the gates made the request wait: read the time again
+	// With a Store: the granted lease to settle, or an answer that needs no call.
+	store     string
+	served    *StoredAnswer
+	fromCache bool // served is a second-level cache hit (else the request id's first answer)
 }
 
 // admit passes e's gates and takes what the call needs. A refusal leaves nothing taken.
@@ -52,6 +56,12 @@ func (w *walk) admit(e *engine, l *lease) error {
 	if w.r.RequestID != "" && !c.seen.claim(w.r.RequestID, w.r.hash, e.idx, w.now) {
 		c.undo(e, l)
 		return &Error{Kind: KindUnavailable, Engine: e.name, Message: "skipped: request id already sent to this engine"}
+	}
+	if c.store != nil {
+		if err := c.storeAdmit(w, e, l); err != nil {
+			c.undo(e, l)
+			return err
+		}
 	}
 	return nil
 }
@@ -111,12 +121,14 @@ func (c *Client) settle(w *walk, e *engine, l *lease, out *EngineResult, err err
 	}
 	if err != nil && !mayHaveBilled(kind, caller) {
 		c.refund(e, l)
+		c.storeSettle(w, e, l, out, err, false, 0, 0)
 		return
 	}
 	if out != nil && out.Limits != nil {
 		c.heedLimits(e, out.Limits, w.now)
 	}
 	chars, cost := c.charge(e, l, out, w.now)
+	c.storeSettle(w, e, l, out, err, true, chars, cost)
 	w.j.cost += cost
 	c.obs.cost(w.ctx, e, cost, int(chars))
 }
@@ -335,6 +347,7 @@ func (c *Client) react(e *engine, r *request, kind Kind, err error, now int64) {
 		if e.set(flagSetAside) {
 			c.obs.warn("engine set aside: unauthorized", e.name)
 		}
+		c.storeHold(e, kind, now+int64(unauthorizedHold))
 	case KindQuotaExhausted:
 		until := now + int64(e.prof.QuotaPeriod)
 		if !e.q.Unlimited() {
@@ -343,6 +356,7 @@ func (c *Client) react(e *engine, r *request, kind Kind, err error, now int64) {
 		}
 		e.outFor(&e.outUntil, until)
 		c.obs.warn("engine out: quota exhausted", e.name)
+		c.storeHold(e, kind, until)
 	case KindRateLimited:
 		var ae *Error
 		if errors.As(err, &ae) && ae.RetryAfter > 0 {

@@ -43,6 +43,7 @@ type walk struct {
 	stage    stage     // the stage that served
 	budget   bool      // the budget refused an engine
 	sc       *scratch
+	stored   *StoredAnswer // the Store's answer (second-level cache or the request id's first)
 }
 
 // run walks until the request is served or fails for good. It returns nil when the job is
@@ -63,6 +64,11 @@ func (w *walk) run() error {
 		if err := w.admit(e, &l); err != nil {
 			w.skip(e, err)
 			continue
+		}
+		if l.served != nil { // the Store had the answer: no call
+			w.c.undo(e, &l)
+			w.stored = l.served
+			return nil
 		}
 		out, err := w.call(e, &l)
 		w.c.settle(w, e, &l, out, err)

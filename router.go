@@ -419,7 +419,7 @@ func (c *Client) budgetFraction(now int64) float64 {
 	if c.budget.Unlimited() {
 		return -1
 	}
-	return c.budget.Fraction(now)
+	return max(c.budget.Fraction(now), c.sharedFraction())
 }
 
 // excluded explains, for a KindNoEngine error, why every engine not tried was left out.

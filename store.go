@@ -117,6 +117,17 @@ func WithStore(s Store) Option { return func(o *options) { o.store = s } }
 func (c *Client) Budget() BudgetStatus {
 	now := c.now()
 	st := BudgetStatus{Daily: c.budget.Daily(), Spent: c.budget.Spent(now), Reserved: c.budget.Reserved(now)}
+	if c.store != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), storeWait)
+		shared, err := c.store.Budget(ctx, c.clock.Now(), st.Daily)
+		cancel()
+		if err == nil {
+			st.Spent, st.Reserved = shared.Spent, shared.Reserved
+			c.learnSpent(st.Spent + st.Reserved)
+		} else {
+			c.obs.warn("store unreachable: budget is this Client's own figures", "")
+		}
+	}
 	st.Economy = st.Daily > 0 && st.Spent+st.Reserved >= c.economyAt*st.Daily
 	return st
 }

@@ -100,6 +100,8 @@ type Client struct {
 	batchConc int
 	probes    *ProbePolicy
 	store     Store
+	// sharedSpent is the shared budget's spend as the Store last reported it (float64 bits).
+	sharedSpent atomic.Uint64
 
 	closed    atomic.Bool
 	closeOnce sync.Once
@@ -389,6 +391,11 @@ func (c *Client) run(ctx context.Context, r *request, b *resultBuf, stale *cache
 // result fills res from a finished walk: the stitched text of the engines, or the stale
 // entry.
 func (w *walk) result(res *Result) (*Result, error) {
+	if a := w.stored; a != nil {
+		res.Text, res.Source, res.Engine, res.FromCache = a.Text, a.Source, a.Engine, true
+		res.Latency = time.Since(w.start)
+		return res, nil
+	}
 	if w.stage == stageStale {
 		res.Text, res.Source, res.Engine = w.stale.res.Text, w.stale.res.Source, ""
 		res.FromCache, res.Degraded = true, true
@@ -553,7 +560,7 @@ func (c *Client) prepare(req *Request, r *request, now int64) error {
 		r.userHash = maphash.String(c.hashSeed, req.UserID)
 	}
 	if req.Priority != PriorityHigh && !c.budget.Unlimited() {
-		r.economy = c.budget.Fraction(now) >= c.economyAt
+		r.economy = max(c.budget.Fraction(now), c.sharedFraction()) >= c.economyAt
 	}
 	return nil
 }

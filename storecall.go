@@ -1,0 +1,172 @@
+package translate
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"math"
+	"strconv"
+	"time"
+)
+
+// storeWait bounds how long a request waits on its Store for one step (Admit, Settle, Hold,
+// Budget), whatever the Store's own timeout: past it the call is refused, never made blind.
+const storeWait = 250 * time.Millisecond
+
+// leaseMargin is added to an attempt's timeout to bound a Store lease: a reservation whose
+// holder vanished counts as spent once the attempt cannot be running any more.
+const leaseMargin = 2 * time.Second
+
+// unauthorizedHold is how long an engine whose key the vendor rejected stays out for every
+// Client of a Store. A rotated key (Reconfigure, or the adapter's key function) brings the
+// engine back on this Client at once and on the others when the hold ends.
+const unauthorizedHold = 5 * time.Minute
+
+// storeAdmit asks the Store for the call on e after the local gates passed. It fills
+// l.store with the granted lease, or l.served with an answer that needs no call (a
+// second-level cache hit, or the request id's first answer from this engine), or returns
+// why the call is refused.
+func (c *Client) storeAdmit(w *walk, e *engine, l *lease) error {
+	r := w.r
+	a := Admission{Now: c.clock.Now(), Engine: e.name, RequestID: r.RequestID, Chars: l.chars,
+		Quota: e.prof.Quota, QuotaPeriod: e.prof.QuotaPeriod, LeaseTTL: e.prof.Timeout + leaseMargin}
+	if !e.free {
+		a.Credits, a.Daily = l.cost, c.budget.Daily()
+	}
+	if w.j.next == 0 && len(w.j.split.Parts) == 1 {
+		a.CacheKey = c.storeKey(r)
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(w.ctx), min(storeWait, time.Until(w.deadline)))
+	got, err := c.store.Admit(ctx, a)
+	cancel()
+	if err != nil {
+		c.obs.warn("store unreachable: call refused", e.name)
+		return &Error{Kind: KindUnavailable, Engine: e.name, Message: "skipped: shared state unreachable"}
+	}
+	c.learnSpent(got.Spent)
+	switch {
+	case got.Cached != nil:
+		l.served, l.fromCache = got.Cached, true
+	case got.Prior != nil:
+		return c.priorAnswer(e, l, got.Prior)
+	case got.Refused != KindUnknown:
+		return c.refused(e, got)
+	case got.Lease == "":
+		return &Error{Kind: KindUnavailable, Engine: e.name, Message: "skipped: the store granted no lease"}
+	default:
+		l.store = got.Lease
+	}
+	return nil
+}
+
+// priorAnswer handles a request id that already reached e on some replica: its text is the
+// answer, its failure is this call's failure, and a call still running keeps e out.
+func (c *Client) priorAnswer(e *engine, l *lease, p *StoredAnswer) error {
+	switch {
+	case p.Text != "":
+		l.served = p
+		return nil
+	case p.Kind != KindUnknown:
+		return &Error{Kind: p.Kind, Engine: e.name, Message: "skipped: request id already sent to this engine, which failed"}
+	}
+	return &Error{Kind: KindUnavailable, Engine: e.name, Message: "skipped: request id already sent to this engine"}
+}
+
+// refused turns a Store's refusal into the skip's error and keeps e out locally while a
+// vendor hold lasts.
+func (c *Client) refused(e *engine, got Admitted) error {
+	if !got.Until.IsZero() && (got.Refused == KindQuotaExhausted || got.Refused == KindUnauthorized) {
+		e.outFor(&e.outUntil, got.Until.UnixNano())
+	}
+	msg := "skipped: shared daily budget exhausted"
+	switch got.Refused {
+	case KindQuotaExhausted:
+		msg = "skipped: shared quota exhausted"
+	case KindUnauthorized:
+		msg = "skipped: held out: unauthorized"
+	}
+	return &Error{Kind: got.Refused, Engine: e.name, Message: msg}
+}
+
+// storeSettle settles a granted lease after the call: what it cost when it may have been
+// sent, nothing otherwise, and the answer for the request id and the second-level cache.
+func (c *Client) storeSettle(w *walk, e *engine, l *lease, out *EngineResult, err error, sent bool, chars int64, cost float64) {
+	if l.store == "" {
+		return
+	}
+	s := Settlement{Lease: l.store, Now: c.clock.Now(), Sent: sent}
+	if sent {
+		s.Credits, s.Chars = cost, chars
+	}
+	single := len(w.j.split.Parts) == 1
+	switch {
+	case err == nil && single:
+		s.Answer = &StoredAnswer{Text: out.Texts[0], Engine: e.name, Source: out.Source.String()}
+		if w.r.src != nil {
+			s.Answer.Source = w.r.src.Canon
+		}
+		s.CacheKey = c.storeKey(w.r)
+	case err != nil && w.r.RequestID != "":
+		s.Answer = &StoredAnswer{Kind: KindOf(err), Engine: e.name}
+	}
+	if w.r.RequestID == "" && s.CacheKey == "" {
+		s.Answer = nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), storeWait)
+	defer cancel()
+	if err := c.store.Settle(ctx, s); err != nil {
+		c.obs.warn("store unreachable: settlement left to the lease's expiry", e.name)
+	}
+	l.store = ""
+}
+
+// storeHold shares a vendor's refusal with every Client of the Store.
+func (c *Client) storeHold(e *engine, kind Kind, until int64) {
+	if c.store == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), storeWait)
+	defer cancel()
+	if err := c.store.Hold(ctx, e.name, kind, time.Unix(0, until)); err != nil {
+		c.obs.warn("store unreachable: hold kept local", e.name)
+	}
+}
+
+// storeKey is r's key in a Store's second-level cache: the same in every process, so it
+// hashes the text with the full language keys (not this process's interned ids). "" when
+// r may not use a shared entry: no cache, a pin without fallback (the entry may be another
+// engine's), or a region rule (the entry's engine may be outside it).
+func (c *Client) storeKey(r *request) string {
+	if !c.cacheable(r) || (r.pinned != nil && !r.AllowFallback) || len(r.Regions) > 0 {
+		return ""
+	}
+	h := sha256.New()
+	src := ""
+	if r.src != nil {
+		src = r.src.Key
+	}
+	for _, f := range []string{src, r.tgt.Full, strconv.Itoa(int(r.Scene)), strconv.Itoa(int(r.Style))} {
+		h.Write([]byte(f))
+		h.Write([]byte{0})
+	}
+	h.Write([]byte(r.Text))
+	var sum [sha256.Size]byte
+	return hex.EncodeToString(h.Sum(sum[:0]))
+}
+
+// learnSpent keeps the shared budget's last reported spend, for economy mode.
+func (c *Client) learnSpent(spent float64) {
+	if spent >= 0 && !math.IsNaN(spent) && !math.IsInf(spent, 0) {
+		c.sharedSpent.Store(math.Float64bits(spent))
+	}
+}
+
+// sharedFraction is the shared budget's fraction spent as last reported by the Store; 0
+// without a Store or an unlimited budget.
+func (c *Client) sharedFraction() float64 {
+	d := c.budget.Daily()
+	if c.store == nil || d <= 0 {
+		return 0
+	}
+	return math.Float64frombits(c.sharedSpent.Load()) / d
+}
