@@ -2,7 +2,6 @@ package translate
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -255,23 +254,6 @@ func WithConfig(cfg *Config) Option {
 			o.fail(err)
 		}
 	}
-}
-
-// fail records an error an Option cannot return.
-//
-// TODO(lead): options needs an `err error` field that New returns first; until then the
-// error travels as an engine with an empty name, which New rejects (KindInvalidInput)
-// without the message.
-func (o *options) fail(err error) {
-	o.engines = append(o.engines, engineSpec{e: failedConfig{err}})
-}
-
-// failedConfig carries a WithConfig error into New (see options.fail).
-type failedConfig struct{ err error }
-
-func (failedConfig) Name() string { return "" }
-func (f failedConfig) Translate(context.Context, *EngineRequest) (*EngineResult, error) {
-	return nil, f.err
 }
 
 // apply validates cfg, builds its engines and sets what it says on o: engines are

@@ -513,8 +513,9 @@ func TestWithConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.Cache.Disabled = true
-	c, err := New(WithEngine(&cfgEngine{name: "code"}, Profile{}), WithDeadline(time.Second), WithConfig(cfg),
-		WithRetry(RetryPolicy{MaxAttempts: 5}), WithClock(ManualProbesForTest(systemClock{})))
+	opts := []Option{WithEngine(&cfgEngine{name: "code"}, Profile{}), WithDeadline(time.Second), WithConfig(cfg),
+		WithRetry(RetryPolicy{MaxAttempts: 5}), WithClock(ManualProbesForTest(systemClock{}))}
+	c, err := New(opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -526,18 +527,22 @@ func TestWithConfig(t *testing.T) {
 	if diff := cmp.Diff([]string{"code", "deepl", "libre"}, names); diff != "" {
 		t.Errorf("engines (-want +got):\n%s", diff)
 	}
-	if c.deadline != 8*time.Second { // the file's, over the option before it
-		t.Errorf("deadline = %v, want the file's 8s", c.deadline)
+	o := defaultOptions()
+	for _, opt := range opts {
+		opt(&o)
 	}
-	if c.retry.MaxAttempts != 5 { // the option after it wins
-		t.Errorf("MaxAttempts = %d, want 5 from the option after WithConfig", c.retry.MaxAttempts)
+	if o.deadline != 8*time.Second { // the file's, over the option before it
+		t.Errorf("deadline = %v, want the file's 8s", o.deadline)
 	}
-	if c.cache != nil || c.probes == nil || c.budget.Daily() != 50 {
-		t.Errorf("cache %v, probes %v, budget %v: not the file's", c.cache, c.probes, c.budget.Daily())
+	if o.retry.MaxAttempts != 5 { // the option after it wins
+		t.Errorf("MaxAttempts = %d, want 5 from the option after WithConfig", o.retry.MaxAttempts)
 	}
-	deepl := c.byName["deepl"]
-	if deepl.prof.Quality != 92 || deepl.prof.MaxTexts != 10 || deepl.prof.Region != "eu" {
-		t.Errorf("deepl profile %+v: want the file's quality and region over the engine's MaxTexts", deepl.prof)
+	if !o.noCache || o.probes == nil || o.budget.Daily != 50 {
+		t.Errorf("noCache %v, probes %v, budget %v: not the file's", o.noCache, o.probes, o.budget.Daily)
+	}
+	deepl := o.engines[1].p
+	if deepl.Quality != 92 || deepl.MaxTexts != 10 || deepl.Region != "eu" {
+		t.Errorf("deepl profile %+v: want the file's quality and region over the engine's MaxTexts", deepl)
 	}
 
 	// A section the file leaves out means its default, over options before it.
@@ -545,7 +550,7 @@ func TestWithConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := defaultOptions()
+	o = defaultOptions()
 	WithDeadline(time.Second)(&o)
 	WithoutCache()(&o)
 	WithProbes(ProbePolicy{})(&o)
@@ -555,6 +560,8 @@ func TestWithConfig(t *testing.T) {
 	}
 }
 
+// TestWithConfigErrors: New returns WithConfig's own error, the one ParseConfig would give,
+// whatever else the options say; the first of two wins.
 func TestWithConfigErrors(t *testing.T) {
 	registerTestTypes()
 	t.Setenv("CFGTEST_KEY", "k")
@@ -563,19 +570,34 @@ func TestWithConfigErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Unsetenv("CFGTEST_KEY") // gone between parsing and building
+	const gone = "engines[0].settings.key: environment variable CFGTEST_KEY is not set"
 	o := defaultOptions()
-	if err := cfg.apply(&o); err == nil || !strings.HasPrefix(err.(*Error).Message, "engines[0].settings.key: environment variable CFGTEST_KEY is not set") {
-		t.Errorf("apply = %v", err)
+	if err := cfg.apply(&o); err == nil || err.(*Error).Message != gone {
+		t.Errorf("apply = %v, want %q", err, gone)
 	}
-	if len(o.engines) != 0 || o.deadline != defaultOptions().deadline {
+	if len(o.engines) != 0 || o.deadline != defaultOptions().deadline || o.err != nil {
 		t.Errorf("a failed apply changed the options: %+v", o)
 	}
-	for _, c := range []*Config{cfg, nil, {}} {
-		if cl, err := New(WithConfig(c)); KindOf(err) != KindInvalidInput {
-			if cl != nil {
-				cl.Close()
-			}
-			t.Errorf("New(WithConfig(%v)) = %v, want KindInvalidInput", c, err)
+	code := WithEngine(&cfgEngine{name: "code"}, Profile{})
+	for _, tc := range []struct {
+		name string
+		opts []Option
+		want string
+	}{
+		{"env gone", []Option{WithConfig(cfg)}, gone},
+		{"env gone, other engines valid", []Option{code, WithConfig(cfg), WithDeadline(time.Second)}, gone},
+		{"nil", []Option{code, WithConfig(nil)}, "config: WithConfig(nil)"},
+		{"no engines", []Option{WithConfig(&Config{})}, "engines: at least one engine is required"},
+		{"first error wins", []Option{WithConfig(nil), WithConfig(cfg)}, "config: WithConfig(nil)"},
+		{"before other validation", []Option{WithConfig(nil), WithDeadline(-1)}, "config: WithConfig(nil)"},
+	} {
+		cl, err := New(tc.opts...)
+		if cl != nil {
+			cl.Close()
+		}
+		var e *Error
+		if !errors.As(err, &e) || e.Kind != KindInvalidInput || e.Message != tc.want {
+			t.Errorf("%s: New = %v, want KindInvalidInput %q", tc.name, err, tc.want)
 		}
 	}
 }

@@ -115,6 +115,9 @@ type engineSpec struct {
 }
 
 type options struct {
+	// err is the first error an Option met and could not return (WithConfig's); New
+	// returns it before any other validation.
+	err              error
 	engines          []engineSpec
 	deadline         time.Duration
 	retry            RetryPolicy
@@ -232,8 +235,19 @@ func configError(field, msg string) error {
 	return &Error{Kind: KindInvalidInput, Message: "config: " + field + " " + msg}
 }
 
-// validate checks every option New takes; the error names the bad field.
+// fail records an error an Option cannot return; New returns the first one.
+func (o *options) fail(err error) {
+	if o.err == nil {
+		o.err = err
+	}
+}
+
+// validate checks every option New takes; the error names the bad field. An error an
+// Option recorded (o.fail) comes first.
 func (o *options) validate() error {
+	if o.err != nil {
+		return o.err
+	}
 	if len(o.engines) == 0 {
 		return configError("WithEngine", "at least one engine is required")
 	}
