@@ -26,8 +26,9 @@
 //
 // Every call to Redis waits at most WithTimeout. A Client that gets no answer serves from
 // its share, 1/n (WithReplicas) of what remained at its last answer from Redis, logs a
-// warning and counts translate.store.fallback; one call per probe period tries Redis again
-// and, when it answers, pushes what the Client did meanwhile. A Client that never reached
+// warning and counts translate.store.fallback; one call per probe period (Admit, Settle,
+// Hold or Budget, so Client.Budget finds Redis back even when no engine call is made) tries
+// Redis again and, when it answers, pushes what the Client did meanwhile. A Client that never reached
 // Redis knows no figure and refuses admissions against a limited budget or quota with an
 // error. While Redis is away, request ids are de-duplicated per Client only.
 //

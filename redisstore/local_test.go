@@ -249,3 +249,37 @@ func TestDegradedCallsDoNotWait(t *testing.T) {
 		t.Errorf("20 degraded admissions took %v: they waited on Redis", d)
 	}
 }
+
+// A Client that makes no more calls after Redis returns (its engines are out, or its
+// traffic stopped) still finds Redis again through Budget, and pushes its local spend then:
+// until it does, the other replicas would count its share as still free.
+func TestBudgetProbesAndPushesAfterReturn(t *testing.T) {
+	p := newPausable(t, WithReplicas(4))
+	p.admit(adm("deepl", 0, 10)) // figures known
+	p.pause()
+	got := p.admit(adm("deepl", 1, 10)) // times out, then local
+	if got.Lease == "" {
+		t.Fatalf("local admission = %+v", got)
+	}
+	p.settle(translate.Settlement{Lease: got.Lease, Sent: true, Credits: 1})
+	p.resume()
+	if b := p.budget(t0); !p.st.Degraded() || math.Abs(b.Spent-1) > 1e-9 {
+		t.Errorf("Budget before the probe is due = %+v, degraded %v; want the local figure 1, still degraded", b, p.st.Degraded())
+	}
+	p.probeNow()
+	want := translate.BudgetStatus{Daily: 10, Spent: 1}
+	if diff := cmp.Diff(want, p.budget(t0), approx); diff != "" {
+		t.Errorf("Budget once the probe is due (-want +got):\n%s", diff)
+	}
+	if p.st.Degraded() {
+		t.Error("still degraded after Budget found Redis again")
+	}
+	other, err := New(p.rdb, WithPrefix("p:"), withClock(p.clk))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := other.Budget(p.ctx, t0, 10)
+	if err != nil || math.Abs(b.Spent-1) > 1e-9 {
+		t.Errorf("another replica's Budget = %+v, %v; want the pushed spend 1", b, err)
+	}
+}

@@ -431,17 +431,25 @@ func (s *Store) Hold(ctx context.Context, engine string, kind translate.Kind, un
 }
 
 // Budget implements translate.Store: one round trip. While Redis is unreachable it reports
-// the figures of the last answer plus what this Client spent since. Economy is left for the
-// Client to decide.
+// the figures of the last answer plus what this Client spent since, and, once per probe
+// period, tries Redis again: a Client whose engines are all out makes no admissions, yet
+// must find Redis back and push what it spent alone, or the other replicas would count its
+// share as still free. That probe takes two round trips (the push, then the figures).
+// Economy is left for the Client to decide.
 func (s *Store) Budget(ctx context.Context, now time.Time, daily float64) (translate.BudgetStatus, error) {
 	dayStart, _ := day(now)
 	key := s.k.budget(dayStart)
 	st := translate.BudgetStatus{Daily: daily}
-	if !s.loc.isDegraded() {
+	if !s.loc.isDegraded() || s.loc.probeDue(s.o.now(), s.probeEvery()) {
 		ctx, cancel := context.WithTimeout(ctx, s.o.timeout)
 		defer cancel()
-		v, err := s.rdb.HMGet(ctx, key, "s", "r").Result()
+		err := s.pushIfPending(ctx)
+		var v []any
 		if err == nil {
+			v, err = s.rdb.HMGet(ctx, key, "s", "r").Result()
+		}
+		if err == nil {
+			s.recovered()
 			st.Spent, st.Reserved = num(v[0]), num(v[1])
 			return st, nil
 		}
