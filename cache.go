@@ -95,7 +95,7 @@ func (c *cache) put(r *request, out, source, engine string, now int64) {
 // the pin (a pinned request never takes another engine's answer through a flight).
 type flightKey struct {
 	cacheKey
-	pinned   int32 // engine index + 1; 0 when routed
+	pinned   *engineState // the pinned engine; nil when routed
 	fallback bool
 }
 
@@ -104,7 +104,7 @@ type flight = memo.Flight[flightKey, *Result]
 func (r *request) flightKey() flightKey {
 	k := flightKey{cacheKey: cacheKey{r.Text, r.key}, fallback: r.AllowFallback}
 	if r.pinned != nil {
-		k.pinned = int32(r.pinned.idx + 1)
+		k.pinned = r.pinned.engineState
 	}
 	return k
 }

@@ -24,7 +24,7 @@ func ProbeRoundForTest(c *Client) { c.probeRound(context.Background()) }
 // SetLatencyForTest sets an engine's recent (EWMA) latency as if folds had measured it, and
 // rebuilds its view: tests of the latency rules need no real slow calls.
 func SetLatencyForTest(c *Client, name string, d time.Duration) {
-	e := c.byName[name]
+	e := c.cfg.Load().byName[name]
 	nv := *e.view.Load()
 	nv.ewma = d
 	c.rebuildView(e, &nv)

@@ -135,7 +135,7 @@ func (w *walk) candidates(s stage, dst []candidate) []candidate {
 // spent reports whether the attempt or switch budget is used up: at most MaxAttempts
 // failed calls and MaxSwitches switches per request, last-resort engines included.
 func (w *walk) spent() bool {
-	rp := &w.c.retry
+	rp := &w.r.s.retry
 	return w.failures >= rp.MaxAttempts || (w.last != nil && w.switches >= rp.MaxSwitches)
 }
 
@@ -145,7 +145,7 @@ func (w *walk) keepLastCall(s stage) bool {
 	if s != stageNormal && s != stagePinned {
 		return false
 	}
-	rp := &w.c.retry
+	rp := &w.r.s.retry
 	if w.failures < rp.MaxAttempts-1 && (w.last == nil || w.switches < rp.MaxSwitches-1) {
 		return false
 	}
@@ -251,7 +251,7 @@ func (w *walk) after(e *engine, err error) error {
 // an attempt Timeout, when no other engine is left; never more than RetryPolicy.PerEngine
 // calls, and never for a caller's RequestID (it reaches each engine at most once).
 func (w *walk) retrySame(e *engine, kind Kind, err error) (time.Duration, bool) {
-	rp := &w.c.retry
+	rp := &w.r.s.retry
 	if w.onCur >= rp.PerEngine || w.failures >= rp.MaxAttempts || w.r.RequestID != "" {
 		return 0, false
 	}
@@ -264,13 +264,13 @@ func (w *walk) retrySame(e *engine, kind Kind, err error) (time.Duration, bool) 
 		} else if w.othersLeft(e) {
 			return 0, false
 		} else {
-			wait = w.c.backoff(w.onCur, w.r.stripe)
+			wait = w.c.backoff(w.r.s.retry.Backoff, w.onCur, w.r.stripe)
 		}
 	case KindUnavailable, KindUnknown, KindTimeout:
 		if w.othersLeft(e) {
 			return 0, false
 		}
-		wait = w.c.backoff(w.onCur, w.r.stripe)
+		wait = w.c.backoff(w.r.s.retry.Backoff, w.onCur, w.r.stripe)
 	default:
 		return 0, false
 	}
@@ -347,10 +347,9 @@ func (w *walk) fail(err error) error {
 	return e
 }
 
-// backoff returns the wait before retry n+1 (n calls made) on the same engine: Backoff x
+// backoff returns the wait before retry n+1 (n calls made) on the same engine: d (Backoff) x
 // 4^(n-1), with +-20% jitter.
-func (c *Client) backoff(n int, stripe uint8) time.Duration {
-	d := c.retry.Backoff
+func (c *Client) backoff(d time.Duration, n int, stripe uint8) time.Duration {
 	for i := 1; i < n; i++ {
 		d *= 4
 	}

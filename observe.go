@@ -123,7 +123,6 @@ type observer struct {
 	configRejected metric.Int64Counter
 	quotaReg       metric.Registration
 
-	engines   []engineTel                    // by engine index
 	req       [numOutcomes][2][2]measureOpts // outcome, cache_hit, degraded
 	hit       [2]measureOpts                 // hit=false, hit=true
 	how       [2]measureOpts                 // stale_cache, fallback_engine
@@ -152,7 +151,7 @@ func newObserver(c *Client, o options) (*observer, error) {
 	if err := ob.initInstruments(m); err != nil {
 		return nil, fmt.Errorf("translate: telemetry: %w", err)
 	}
-	ob.initAttrs(c)
+	ob.initAttrs()
 	if err := ob.registerQuota(m, c); err != nil {
 		return nil, fmt.Errorf("translate: telemetry: %w", err)
 	}
@@ -216,16 +215,7 @@ func (ob *observer) initInstruments(m metric.Meter) error {
 }
 
 // initAttrs precomputes the attribute sets recording uses, so that it allocates nothing.
-func (ob *observer) initAttrs(c *Client) {
-	ob.engines = make([]engineTel, len(c.engines))
-	for i, e := range c.engines {
-		et := &ob.engines[i]
-		et.engine = newMeasureOpts(attribute.String("engine", e.name))
-		for k := range et.attempts {
-			et.attempts[k] = newMeasureOpts(attribute.String("engine", e.name), attribute.String("outcome", outcomeName(k)))
-		}
-		et.span = attrEngine.String(e.name)
-	}
+func (ob *observer) initAttrs() {
 	for k := range ob.req {
 		for h := range 2 {
 			for d := range 2 {
@@ -241,18 +231,30 @@ func (ob *observer) initAttrs(c *Client) {
 	ob.noAttrs = newMeasureOpts()
 }
 
-// registerQuota observes every engine's quota left.
+// engineTel precomputes the attribute sets of the engine named name.
+func (ob *observer) engineTel(name string) *engineTel {
+	et := &engineTel{engine: newMeasureOpts(attribute.String("engine", name)), span: attrEngine.String(name)}
+	for k := range et.attempts {
+		et.attempts[k] = newMeasureOpts(attribute.String("engine", name), attribute.String("outcome", outcomeName(k)))
+	}
+	return et
+}
+
+// registerQuota observes the quota left of every engine of the running configuration.
 func (ob *observer) registerQuota(m metric.Meter, c *Client) error {
-	engines := c.engines
 	var err error
 	ob.quotaReg, err = m.RegisterCallback(func(_ context.Context, obs metric.Observer) error {
+		s := c.cfg.Load()
+		if s == nil {
+			return nil
+		}
 		now := c.now()
-		for i, e := range engines {
+		for _, e := range s.engines {
 			left := e.q.Left(now)
 			if left != 0 && now < e.outUntil.Load() {
 				left = 0 // the vendor said the quota is spent
 			}
-			obs.ObserveInt64(ob.quotaLeft, left, ob.engines[i].engine.obs...)
+			obs.ObserveInt64(ob.quotaLeft, left, e.tel.engine.obs...)
 		}
 		return nil
 	}, ob.quotaLeft)
@@ -371,7 +373,7 @@ func (o *observer) attemptStart(ctx context.Context, e *engine, n int) (context.
 	}
 	ctx, span := o.tracer.Start(ctx, spanAttempt, o.attStart...)
 	if span.IsRecording() {
-		span.SetAttributes(o.engines[e.idx].span, attrAttempt.Int(n),
+		span.SetAttributes(e.tel.span, attrAttempt.Int(n),
 			attrFallback.Bool(e.fallbackOnly(e.view.Load())))
 	}
 	return ctx, span
@@ -380,7 +382,7 @@ func (o *observer) attemptStart(ctx context.Context, e *engine, n int) (context.
 // attemptEnd records attempt n on e, which took d and failed with err (nil: success).
 func (o *observer) attemptEnd(ctx context.Context, span trace.Span, e *engine, n int, d time.Duration, err error) {
 	oc := outcomeIndex(err)
-	et := &o.engines[e.idx]
+	et := e.tel
 	o.attempts.Add(ctx, 1, et.attempts[oc].add...)
 	o.attemptDur.Record(ctx, d.Seconds(), et.engine.rec...)
 	if span != nil {
@@ -431,7 +433,7 @@ func (o *observer) degraded(how string) {
 // cost records a successful engine call on e: the credits it cost and the standard
 // characters it translated.
 func (o *observer) cost(ctx context.Context, e *engine, credits float64, chars int) {
-	set := o.engines[e.idx].engine.add
+	set := e.tel.engine.add
 	o.credits.Add(ctx, credits, set...)
 	o.chars.Add(ctx, int64(chars), set...)
 }

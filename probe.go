@@ -98,21 +98,21 @@ func (p *ProbePolicy) accepts(engine, answer string) bool {
 // pace one, and the tests run rounds themselves with ProbeRoundForTest.
 type manualProbeClock interface{ manualProbes() }
 
-// startProbes starts the prober when WithProbes was given. It runs in New, before the
-// Client is shared. The prober's goroutines belong to the Client: Close closes c.stop,
-// which cancels the prober's context, and waits for them on c.wg.
+// startProbes starts the prober when the running configuration has probes and it is not
+// running yet: in New, and in Reconfigure when a configuration turns probes on. The
+// prober's goroutines belong to the Client: Close closes c.stop, which cancels the
+// prober's context, and waits for them on c.wg. Called with c.mu held, or in New.
 func (c *Client) startProbes() {
-	if c.probes == nil {
+	s := c.cfg.Load()
+	if s.probes == nil {
 		return
 	}
-	p := c.probes.withDefaults()
-	c.probes = &p
-	for name := range p.Expect {
-		if _, ok := c.byName[name]; !ok {
+	for name := range s.probes.Expect {
+		if _, ok := s.byName[name]; !ok {
 			c.obs.warn("probe: Expect names no engine of this client", name)
 		}
 	}
-	if _, manual := c.clock.(manualProbeClock); manual {
+	if _, manual := c.clock.(manualProbeClock); manual || c.closed.Load() || !c.probing.CompareAndSwap(false, true) {
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -128,10 +128,15 @@ func (c *Client) startProbes() {
 	}()
 }
 
-// probeLoop runs a probe round every Interval on the Client's clock until ctx is canceled.
+// probeLoop runs a probe round every Interval on the Client's clock until ctx is canceled;
+// while the running configuration has no probes it only waits.
 func (c *Client) probeLoop(ctx context.Context) {
 	for {
-		if err := c.clock.Sleep(ctx, c.probes.Interval); err != nil || ctx.Err() != nil {
+		every := defaultProbeInterval
+		if p := c.cfg.Load().probes; p != nil {
+			every = p.Interval
+		}
+		if err := c.clock.Sleep(ctx, every); err != nil || ctx.Err() != nil {
 			return
 		}
 		c.probeRound(ctx)
@@ -141,10 +146,11 @@ func (c *Client) probeLoop(ctx context.Context) {
 // probeRound probes every engine that needs it, in parallel, and returns when all probes
 // are done. Each engine's count of real calls restarts at every round.
 func (c *Client) probeRound(ctx context.Context) {
-	if c.probes == nil || c.closed.Load() {
+	s := c.cfg.Load()
+	if s.probes == nil || c.closed.Load() {
 		return
 	}
-	r, err := c.probeRequest()
+	r, err := c.probeRequest(s.probes)
 	if err != nil {
 		return // validated in New; unreachable
 	}
@@ -159,7 +165,7 @@ func (c *Client) probeRound(ctx context.Context) {
 	}()
 	now := c.now()
 	var wg sync.WaitGroup
-	for _, e := range c.engines {
+	for _, e := range s.engines {
 		if e.h.TakeServed() >= probeBusyCalls {
 			continue
 		}
@@ -173,8 +179,7 @@ func (c *Client) probeRound(ctx context.Context) {
 }
 
 // probeRequest builds the probe's request. It is only read by the probes of a round.
-func (c *Client) probeRequest() (*request, error) {
-	p := c.probes
+func (c *Client) probeRequest(p *ProbePolicy) (*request, error) {
 	src, err := c.langs.Lookup(p.Source)
 	if err != nil {
 		return nil, err
@@ -249,14 +254,18 @@ func (c *Client) probeOutcome(e *engine, r *request, out *EngineResult, err erro
 	case !breakerFailure(kind):
 		return // says nothing about the engine's health
 	}
-	pass := err == nil && c.probes.accepts(e.name, out.Texts[0])
+	p := e.s.probes
+	if p == nil {
+		return // the configuration changed: probes are off
+	}
+	pass := err == nil && p.accepts(e.name, out.Texts[0])
 	e.h.Record(uint64(time.Now().UnixNano()), pass, lat)
-	c.probed(e, pass)
+	c.probed(e, pass, p.Failures)
 }
 
 // probed counts a probe's outcome: Failures failed probes in a row put the engine in
 // maintenance; a passing probe clears the count and takes it out.
-func (c *Client) probed(e *engine, pass bool) {
+func (c *Client) probed(e *engine, pass bool, failures int) {
 	if pass {
 		e.probeFails.Store(0)
 		c.probePassed(e)
@@ -265,7 +274,7 @@ func (c *Client) probed(e *engine, pass bool) {
 		}
 		return
 	}
-	if int(e.probeFails.Add(1)) >= c.probes.Failures && e.set(flagMaintenance) {
+	if int(e.probeFails.Add(1)) >= failures && e.set(flagMaintenance) {
 		c.obs.poolChanged(e.name, e.routingPool(), PoolMaintenance)
 	}
 }

@@ -1,7 +1,71 @@
 package translate
 
-// Reconfigure swaps the Client's configuration for cfg atomically, keeping the state of
-// engines that stay. It is a stub until the lead's implementation lands.
+// Reconfigure replaces the Client's configuration with cfg's, atomically, while requests
+// run: weights, thresholds, policies, profiles (quality, price, limits, canary share,
+// region), the budget and the engine list. cfg is the whole configuration: engines it does
+// not name are removed, including engines given to New with WithEngine; options that a
+// Config does not hold (clock, logger, telemetry, cache size, store, seed) stay as New set
+// them.
+//
+// Engines are matched by name. An engine that stays keeps its state: breakers (started
+// afresh when the breaker policy changes), health and standing, the quota used this period
+// (kept while its QuotaPeriod stays), its rate limiter and concurrency slots (while those
+// limits stay). An engine set aside after KindUnauthorized gets a new chance when cfg
+// builds a new Engine value for it (a Config always does: a rotated key comes back this
+// way). New engines start fresh. Removed engines get no new requests; calls in flight on
+// them finish and are settled as usual. A request is served under exactly one
+// configuration: the one running when it started.
+//
+// An invalid cfg changes nothing: Reconfigure returns the error (naming the field, as New
+// does), logs a warning and counts translate.config.rejected. On a closed Client it returns
+// ErrClosed.
 func (c *Client) Reconfigure(cfg *Config) error {
-	return &Error{Kind: KindInvalidInput, Message: "Reconfigure: not implemented yet"}
+	if c.closed.Load() {
+		return ErrClosed
+	}
+	c.reconf.Lock()
+	defer c.reconf.Unlock()
+	s, err := c.nextSetup(cfg)
+	if err != nil {
+		c.obs.configRejectedOne(err)
+		return err
+	}
+	if c.closed.Load() {
+		return ErrClosed
+	}
+	c.mu.Lock() // no fold while the views are carried over
+	prev := c.cfg.Load()
+	for _, e := range s.engines {
+		if old := prev.byName[e.name]; old != nil && old.engineState == e.engineState {
+			v := *old.view.Load()
+			c.rebuildView(e, &v)
+			e.view.Store(&v)
+		}
+	}
+	c.budget.SetDaily(s.daily)
+	c.cfg.Store(s)
+	c.mu.Unlock()
+	c.startProbes()
+	return nil
+}
+
+// nextSetup validates cfg and builds the configuration that follows the running one.
+// c.reconf is held.
+func (c *Client) nextSetup(cfg *Config) (*setup, error) {
+	if cfg == nil {
+		return nil, &Error{Kind: KindInvalidInput, Message: "config: Reconfigure(nil)"}
+	}
+	o := defaultOptions()
+	if err := cfg.apply(&o); err != nil {
+		return nil, err
+	}
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	s, err := c.buildSetup(o, c.cfg.Load())
+	if err != nil {
+		return nil, err
+	}
+	c.discoverLanguages(s) // engines new to the Client may list their pairs: not under a lock
+	return s, nil
 }

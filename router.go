@@ -16,29 +16,40 @@ import (
 	"github.com/fanyi-go/translate/internal/quota"
 )
 
-// engine is an Engine with its profile and everything the Client tracks about it.
+// engine is an Engine as one configuration (setup) has it: its profile and what follows
+// from it, and the state the Client tracks about the engine, which it shares with the same
+// engine in the configurations before and after (engineState).
 type engine struct {
-	idx     int
-	name    string
+	*engineState
+	s       *setup // the configuration the engine belongs to
 	eng     Engine
 	prof    Profile // defaults applied
 	quality [len(sceneNames)]float64
 	cost    float64 // cost score 0..100
 	langs   *lang.Set
-	limiter *rate.Limiter // nil: unlimited
-	sem     chan struct{} // nil: unlimited concurrency
-	br      breakers
-	h       health.Counters
-	fold    foldState
-	q       *quota.Quota
+	limiter *rate.Limiter // nil: unlimited; shared across configurations while RateLimit and Burst stay
+	sem     chan struct{} // nil: unlimited; shared across configurations while MaxConcurrency stays
+	br      breakers      // shared across configurations while the breaker policy stays
+	q       *quota.Quota  // shared across configurations while QuotaPeriod stays
 	// Profile facts the router reads on every decision, kept beside its other hot fields.
 	quotaLimited bool // Quota > 0
 	canary       bool // Canary > 0
 	fallback     bool // FallbackOnly
 	free         bool // ClassFree or no price: costs no budget
-	nameHash     uint64
 
-	view        atomic.Pointer[view]
+	view atomic.Pointer[view]
+}
+
+// engineState is what the Client knows of an engine whatever its configuration: it lives as
+// long as the engine stays in the Client's configurations (Reconfigure keeps it).
+type engineState struct {
+	idx      int // stable while the engine stays; the smallest free number when it came
+	name     string
+	nameHash uint64
+	tel      *engineTel
+	h        health.Counters
+	fold     foldState
+
 	flags       atomic.Uint32 // flagSetAside, flagMaintenance, flagIsolate
 	outUntil    atomic.Int64  // quota exhausted: out until this time (unix nanos)
 	coolUntil   atomic.Int64  // Retry-After or vendor limits: out until this time (unix nanos)
@@ -142,6 +153,7 @@ type request struct {
 	economy  bool        // past Budget.EconomyAt, normal priority: free engines first
 	stripe   uint8       // the request's stripe of the seeded random sequence
 	prior    *prior      // what is known of the caller's RequestID, when it was seen before
+	s        *setup      // the configuration the request is served under
 	sink     *streamSink // TranslateStream: where a streaming engine's partial text goes; nil otherwise
 }
 
@@ -326,7 +338,7 @@ func (c *Client) exclude(e *engine, v *view, r *request, now int64, budgetFrac f
 	switch {
 	case !ok:
 		return reasonBreaker, false
-	case !trial && !e.fallbackOnly(v) && v.avail < c.routing.MinHealth: // the last resort is judged by its breaker
+	case !trial && !e.fallbackOnly(v) && v.avail < e.s.routing.MinHealth: // the last resort is judged by its breaker
 		return reasonHealth, false
 	case e.quotaLimited && e.q.Left(now) < int64(r.chars):
 		return reasonQuota, false
@@ -381,7 +393,7 @@ func (c *Client) classRule(e *engine, r *request, budgetFrac float64) reason {
 	if budgetFrac < 0 || e.free {
 		return reasonNone
 	}
-	if budgetFrac >= 1 || (budgetFrac >= c.economyAt && class == ClassPremium) {
+	if budgetFrac >= 1 || (budgetFrac >= r.s.economyAt && class == ClassPremium) {
 		return reasonBudget
 	}
 	return reasonNone
@@ -398,7 +410,7 @@ type candidate struct {
 // filter appends to dst the engines of stage s that may serve r now, leaving out tried.
 func (c *Client) filter(r *request, tried *set, s stage, now int64, dst []candidate) []candidate {
 	frac := c.budgetFraction(now)
-	for _, e := range c.engines {
+	for _, e := range r.s.engines {
 		if tried.has(e.idx) {
 			continue
 		}
@@ -425,8 +437,8 @@ func (c *Client) budgetFraction(now int64) float64 {
 // excluded explains, for a KindNoEngine error, why every engine not tried was left out.
 func (c *Client) excluded(r *request, tried *set, now int64) map[string]string {
 	frac := c.budgetFraction(now)
-	m := make(map[string]string, len(c.engines))
-	for _, e := range c.engines {
+	m := make(map[string]string, len(r.s.engines))
+	for _, e := range r.s.engines {
 		if tried.has(e.idx) {
 			continue
 		}
@@ -481,7 +493,7 @@ func (c *Client) pick(r *request, cands []candidate, draw uint64) *engine {
 			sum += cands[i].w
 		}
 	}
-	if c.routing.Sticky {
+	if r.s.routing.Sticky {
 		return sticky(r.hash, cands)
 	}
 	x := unit(draw) * sum

@@ -196,14 +196,18 @@ func (f *foldState) window() (calls, fails int64) {
 // runs on the request path in whichever goroutine first sees the fold due; others go on.
 func (c *Client) maybeFold(now int64) {
 	next := c.nextFold.Load()
-	if now < next || !c.nextFold.CompareAndSwap(next, now+int64(c.routing.HealthEvery)) {
+	s := c.cfg.Load()
+	if now < next || !c.nextFold.CompareAndSwap(next, now+int64(s.routing.HealthEvery)) {
 		return
 	}
-	secs := float64(c.routing.HealthEvery) / float64(time.Second)
+	c.mu.Lock() // a Reconfigure copies views: not while they are being folded
+	defer c.mu.Unlock()
+	s = c.cfg.Load()
+	secs := float64(s.routing.HealthEvery) / float64(time.Second)
 	if last := c.lastFold.Swap(now); last != 0 && now > last {
 		secs = float64(now-last) / float64(time.Second)
 	}
-	for _, e := range c.engines {
+	for _, e := range s.engines {
 		if from, to, moved := c.foldEngine(e, secs); moved {
 			c.obs.poolChanged(e.name, from, to)
 		}
@@ -226,7 +230,7 @@ func (c *Client) foldEngine(e *engine, secs float64) (from, to Pool, moved bool)
 	nv := *old
 	if s.Calls >= minFoldCalls && wc > 0 {
 		nv.avail = 1 - float64(wf)/float64(wc)
-		c.judgeFold(f, old.avail, nv.avail)
+		c.judgeFold(f, old.avail, nv.avail, e.s.routing.MinHealth)
 	}
 	if s.OKCalls > 0 {
 		nv.ewma = time.Duration(ewmaAlpha*float64(s.MeanLatency()) + (1-ewmaAlpha)*float64(old.ewma))
@@ -240,14 +244,14 @@ func (c *Client) foldEngine(e *engine, secs float64) (from, to Pool, moved bool)
 }
 
 // judgeFold updates the demotion state after a fold with enough calls. f.mu is held.
-func (c *Client) judgeFold(f *foldState, was, now float64) {
+func (c *Client) judgeFold(f *foldState, was, now, minHealth float64) {
 	if was > 0 && (was-now)/was > 0.15 {
 		f.drops++
 	} else {
 		f.drops = 0
 	}
 	switch {
-	case f.drops >= 2 || now < c.routing.MinHealth:
+	case f.drops >= 2 || now < minHealth:
 		f.demoted, f.good = true, 0
 	case f.demoted:
 		f.promote()
@@ -354,12 +358,12 @@ func (c *Client) rebuildView(e *engine, v *view) {
 	if v.gate == 0 {
 		v.gate = 1
 	}
-	w := c.routing.Weights
+	rp := &e.s.routing
 	for s := range sceneNames {
-		v.score[s] = Score(w, e.quality[s], 100*v.avail, v.speed, e.cost)
-		v.weight[s] = math.Exp(v.score[s]/c.routing.Temperature) * v.gate
+		v.score[s] = Score(rp.Weights, e.quality[s], 100*v.avail, v.speed, e.cost)
+		v.weight[s] = math.Exp(v.score[s]/rp.Temperature) * v.gate
 		v.sceneOK[s] = true
 	}
-	v.sceneOK[SceneLegal] = e.quality[SceneLegal] >= c.routing.LegalMinQuality
-	v.sceneOK[SceneChat] = v.ewma <= c.routing.ChatMaxLatency
+	v.sceneOK[SceneLegal] = e.quality[SceneLegal] >= rp.LegalMinQuality
+	v.sceneOK[SceneChat] = v.ewma <= rp.ChatMaxLatency
 }

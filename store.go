@@ -128,6 +128,6 @@ func (c *Client) Budget() BudgetStatus {
 			c.obs.warn("store unreachable: budget is this Client's own figures", "")
 		}
 	}
-	st.Economy = st.Daily > 0 && st.Spent+st.Reserved >= c.economyAt*st.Daily
+	st.Economy = st.Daily > 0 && st.Spent+st.Reserved >= c.cfg.Load().economyAt*st.Daily
 	return st
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/hex"
-	"fmt"
 	"hash/maphash"
 	"strconv"
 	"strings"
@@ -16,15 +15,11 @@ import (
 
 	"math/rand/v2"
 
-	"golang.org/x/time/rate"
-
 	"github.com/fanyi-go/translate/internal/clock"
 	"github.com/fanyi-go/translate/internal/deadline"
 	"github.com/fanyi-go/translate/internal/lang"
 	"github.com/fanyi-go/translate/internal/quota"
 	"github.com/fanyi-go/translate/internal/segment"
-
-	"golang.org/x/text/language"
 )
 
 // Request is one text to translate. Only Text and Target are required.
@@ -76,11 +71,9 @@ type Attempt struct {
 // Client translates through its engines. It is safe for concurrent use; create it with New
 // and Close it when done.
 type Client struct {
-	engines   []*engine
-	byName    map[string]*engine
-	routing   RoutingPolicy
-	retry     RetryPolicy
-	deadline  time.Duration
+	cfg       atomic.Pointer[setup] // the running configuration
+	mu        sync.Mutex            // serialises a configuration swap and folds
+	reconf    sync.Mutex            // serialises Reconfigure
 	clock     Clock
 	seed      uint64
 	seeded    bool // WithSeed given: draws come from the seeded sequence
@@ -89,7 +82,6 @@ type Client struct {
 	hashSeed  maphash.Seed
 	langs     *lang.Cache
 	budget    *quota.Budget
-	economyAt float64
 	cache     *cache // nil: off
 	flights   flights
 	seen      seen
@@ -98,7 +90,7 @@ type Client struct {
 	obs       *observer
 	scratch   sync.Pool // *scratch
 	batchConc int
-	probes    *ProbePolicy
+	probing   atomic.Bool // the probe loop runs
 	store     Store
 	// sharedSpent is the shared budget's spend as the Store last reported it (float64 bits).
 	sharedSpent atomic.Uint64
@@ -123,104 +115,33 @@ func New(opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{
-		byName: map[string]*engine{}, routing: o.routing.withDefaults(), retry: o.retry.withDefaults(),
-		deadline: o.deadline, clock: o.clock, seed: o.seed, seeded: o.seeded,
+		clock: o.clock, seed: o.seed, seeded: o.seeded,
 		hashSeed: maphash.MakeSeed(), langs: lang.NewCache(), budget: quota.NewBudget(o.budget.Daily),
-		economyAt: o.budget.EconomyAt, batchConc: o.batchConcurrency, probes: o.probes, store: o.store,
-		stop: make(chan struct{}), seen: newSeen(),
-		coarse: nil,
-	}
-	if c.economyAt == 0 {
-		c.economyAt = 0.8
+		batchConc: o.batchConcurrency, store: o.store, stop: make(chan struct{}), seen: newSeen(),
 	}
 	if !o.noCache {
 		c.cache = newCache(o.cacheEntries, int64(o.cacheTTL))
 	}
-	if err := c.addEngines(o); err != nil {
+	obs, err := newObserver(c, o)
+	if err != nil {
+		return nil, err
+	}
+	c.obs = obs
+	s, err := c.buildSetup(o, nil)
+	if err != nil {
+		obs.close()
 		return nil, err
 	}
 	if _, sys := o.clock.(systemClock); sys {
 		c.coarse = clock.NewCoarse(clock.DefaultTick)
 	}
 	start := c.clock.Now().UnixNano()
-	c.nextFold.Store(start + int64(c.routing.HealthEvery))
+	c.nextFold.Store(start + int64(s.routing.HealthEvery))
 	c.lastFold.Store(start)
-	obs, err := newObserver(c, o)
-	if err != nil {
-		c.stopClock()
-		return nil, err
-	}
-	c.obs = obs
-	c.discoverLanguages()
+	c.discoverLanguages(s)
+	c.cfg.Store(s)
 	c.startProbes()
 	return c, nil
-}
-
-// addEngines validates the engines' profiles and builds their state.
-func (c *Client) addEngines(o options) error {
-	start := c.clock.Now()
-	bp := o.breaker.withDefaults()
-	for i, spec := range o.engines {
-		e, err := c.newEngine(i, spec, bp, start)
-		if err != nil {
-			return err
-		}
-		if _, dup := c.byName[e.name]; dup {
-			return configError(fmt.Sprintf("WithEngine[%d]", i), fmt.Sprintf("duplicate engine name %q", e.name))
-		}
-		c.byName[e.name] = e
-		c.engines = append(c.engines, e)
-	}
-	return nil
-}
-
-// newEngine validates a profile, applies its defaults and builds the engine's state.
-func (c *Client) newEngine(i int, spec engineSpec, bp BreakerPolicy, start time.Time) (*engine, error) {
-	name, err := specName(i, spec)
-	if err != nil {
-		return nil, err
-	}
-	if err := spec.p.validate(fmt.Sprintf("WithEngine[%d].Profile.", i)); err != nil {
-		return nil, err
-	}
-	p := spec.p.withDefaults()
-	langs, err := lang.NewSet(c.langs, p.Languages)
-	if err != nil {
-		return nil, configError(fmt.Sprintf("WithEngine[%d].Profile.Languages", i), err.Error())
-	}
-	e := &engine{idx: i, name: name, eng: spec.e, prof: p, langs: langs, quotaLimited: p.Quota > 0,
-		canary: p.Canary > 0, fallback: p.FallbackOnly, free: p.Class == ClassFree || p.CostPerMillion == 0,
-		br: newBreakers(bp, c.clock.Now), q: quota.New(p.Quota, p.QuotaPeriod, start),
-		nameHash: maphash.String(c.hashSeed, name), cost: CostScore(p.CostPerMillion)}
-	for s := range sceneNames {
-		e.quality[s] = p.Quality
-		if q, ok := p.SceneQuality[Scene(s)]; ok {
-			e.quality[s] = q
-		}
-	}
-	if p.RateLimit > 0 {
-		e.limiter = rate.NewLimiter(rate.Limit(p.RateLimit), p.Burst)
-		e.limiter.AllowN(start, 0) // anchor the limiter on the Client's clock
-	}
-	if p.MaxConcurrency > 0 {
-		e.sem = make(chan struct{}, p.MaxConcurrency)
-	}
-	v := &view{avail: 1, ewma: initialLatency, pool: PoolNormal, gate: 1}
-	c.rebuildView(e, v)
-	e.view.Store(v)
-	return e, nil
-}
-
-// specName checks an engine given to WithEngine and returns its name.
-func specName(i int, spec engineSpec) (string, error) {
-	if spec.e == nil {
-		return "", configError(fmt.Sprintf("WithEngine[%d]", i), "engine is nil")
-	}
-	name := spec.e.Name()
-	if name == "" {
-		return "", configError(fmt.Sprintf("WithEngine[%d]", i), fmt.Sprintf("%T has an empty name", spec.e))
-	}
-	return name, nil
 }
 
 // stopClock stops the coarse clock, if the Client runs one.
@@ -237,29 +158,6 @@ func (c *Client) now() int64 {
 		return c.coarse.Now()
 	}
 	return c.clock.Now().UnixNano()
-}
-
-// discoverLanguages asks engines that list their pairs (LanguageSupporter) and have no
-// Profile.Languages which languages they take. A failing call leaves the engine open to any
-// pair.
-func (c *Client) discoverLanguages() {
-	for _, e := range c.engines {
-		ls, ok := e.eng.(LanguageSupporter)
-		if !ok || e.langs != nil {
-			continue
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), e.prof.Timeout)
-		pairs, err := ls.SupportedPairs(ctx)
-		cancel()
-		if err != nil || len(pairs) == 0 {
-			continue
-		}
-		tags := make([]language.Tag, 0, 2*len(pairs))
-		for _, p := range pairs {
-			tags = append(tags, p.Source, p.Target)
-		}
-		e.langs = lang.NewSetOfTags(c.langs, tags)
-	}
 }
 
 // Translate translates one text. It validates the request (KindInvalidInput at once for a
@@ -370,7 +268,7 @@ func (c *Client) run(ctx context.Context, r *request, b *resultBuf, stale *cache
 	res := &b.Result
 	r.id = res.RequestID
 	w := walk{c: c, ctx: ctx, r: r, stale: stale, plan: planFor(r), attempts: res.Attempts,
-		deadline: r.t0.Add(c.deadline), now: now, start: r.t0, sc: sc}
+		deadline: r.t0.Add(r.s.deadline), now: now, start: r.t0, sc: sc}
 	if d, ok := ctx.Deadline(); ok && d.Before(w.deadline) {
 		w.deadline = d
 	}
@@ -483,8 +381,9 @@ type EngineStatus struct {
 func (c *Client) Engines() []EngineStatus {
 	now := c.now()
 	c.maybeFold(now)
-	out := make([]EngineStatus, len(c.engines))
-	for i, e := range c.engines {
+	engines := c.cfg.Load().engines
+	out := make([]EngineStatus, len(engines))
+	for i, e := range engines {
 		v := e.view.Load()
 		left := e.q.Left(now)
 		if now < e.outUntil.Load() && left != 0 {
@@ -528,6 +427,7 @@ const maxTextBytes = 1 << 20
 // once for a bad one.
 func (c *Client) prepare(req *Request, r *request, now int64) error {
 	r.Request = *req
+	r.s = c.cfg.Load()
 	if err := checkFields(req); err != nil {
 		return err
 	}
@@ -544,7 +444,7 @@ func (c *Client) prepare(req *Request, r *request, now int64) error {
 		return err
 	}
 	if req.Engine != "" {
-		e, ok := c.byName[req.Engine]
+		e, ok := r.s.byName[req.Engine]
 		if !ok {
 			return invalid("unknown Engine " + strconv.Quote(req.Engine))
 		}
@@ -560,7 +460,7 @@ func (c *Client) prepare(req *Request, r *request, now int64) error {
 		r.userHash = maphash.String(c.hashSeed, req.UserID)
 	}
 	if req.Priority != PriorityHigh && !c.budget.Unlimited() {
-		r.economy = max(c.budget.Fraction(now), c.sharedFraction()) >= c.economyAt
+		r.economy = max(c.budget.Fraction(now), c.sharedFraction()) >= r.s.economyAt
 	}
 	return nil
 }
@@ -680,7 +580,7 @@ type scratch struct {
 func (c *Client) getScratch() *scratch {
 	s, ok := c.scratch.Get().(*scratch)
 	if !ok {
-		s = &scratch{cands: make([]candidate, 0, len(c.engines))}
+		s = &scratch{cands: make([]candidate, 0, 8)}
 	}
 	s.fresh, s.reusable = true, true
 	return s

@@ -16,7 +16,7 @@ import (
 // charged all the same, so the day may end above its limit by what vendors billed beyond
 // their reservations, and by no more.
 type Budget struct {
-	daily float64 // 0: unlimited
+	daily atomic.Uint64 // float64 bits; 0: unlimited
 	p     periods[budgetCounts]
 }
 
@@ -30,16 +30,22 @@ const dayNanos = int64(24 * time.Hour)
 
 // NewBudget returns a daily budget; 0 means unlimited.
 func NewBudget(daily float64) *Budget {
-	b := &Budget{daily: daily}
+	b := &Budget{}
+	b.SetDaily(daily)
 	b.p.init(0, dayNanos, 0)
 	return b
 }
 
+// SetDaily changes the daily limit from now on, keeping the day's spend (0: unlimited).
+// Reservations made while the budget was unlimited were not counted and are not refunded
+// either.
+func (b *Budget) SetDaily(daily float64) { b.daily.Store(math.Float64bits(max(daily, 0))) }
+
 // Unlimited reports whether the budget has no limit.
-func (b *Budget) Unlimited() bool { return b.daily == 0 }
+func (b *Budget) Unlimited() bool { return b.Daily() == 0 }
 
 // Daily returns the budget's daily limit, 0 when unlimited.
-func (b *Budget) Daily() float64 { return b.daily }
+func (b *Budget) Daily() float64 { return math.Float64frombits(b.daily.Load()) }
 
 // Spent returns the credits charged on now's day (see Charge); reservations in flight are not
 // included: see Reserved and Used.
@@ -61,23 +67,25 @@ func (b *Budget) Used(now int64) float64 {
 
 // Fraction returns the fraction of now's day's budget spent or reserved, 0 when unlimited.
 func (b *Budget) Fraction(now int64) float64 {
-	if b.daily == 0 {
+	d := b.Daily()
+	if d == 0 {
 		return 0
 	}
-	return b.Used(now) / b.daily
+	return b.Used(now) / d
 }
 
 // Reserve takes cost credits from now's day if its budget allows and reports whether it did. It
 // always succeeds, and takes nothing, when the budget is unlimited or cost is not positive.
 func (b *Budget) Reserve(cost float64, now int64) bool {
-	if b.daily == 0 || !(cost > 0) {
+	daily := b.Daily()
+	if daily == 0 || !(cost > 0) {
 		return true
 	}
 	used := &b.p.of(now).c.used
 	for {
 		old := used.Load()
 		u := math.Float64frombits(old) + cost
-		if u > b.daily*(1+1e-12) {
+		if u > daily*(1+1e-12) {
 			return false
 		}
 		if used.CompareAndSwap(old, math.Float64bits(u)) {
@@ -89,7 +97,7 @@ func (b *Budget) Reserve(cost float64, now int64) bool {
 // Refund gives back credits reserved today. Charge(cost, 0, now) does the same for a
 // reservation made at now, in whichever day that was.
 func (b *Budget) Refund(cost float64) {
-	if b.daily == 0 || !(cost > 0) {
+	if b.Unlimited() || !(cost > 0) {
 		return
 	}
 	add(&b.p.cur.Load().c.used, -cost)
@@ -104,7 +112,7 @@ func (b *Budget) Charge(reserved, actual float64, now int64) {
 	if !(actual > 0) {
 		actual = 0
 	}
-	if b.daily == 0 || !(reserved > 0) {
+	if b.Unlimited() || !(reserved > 0) {
 		reserved = 0 // Reserve took nothing
 	}
 	s, ok := b.p.at(now)

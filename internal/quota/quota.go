@@ -18,7 +18,7 @@ import (
 // Quota is a number of standard characters per period. Periods are aligned on the start time
 // given to New. Safe for concurrent use; the zero value is not usable: call New.
 type Quota struct {
-	limit int64 // 0: unlimited
+	limit atomic.Int64 // 0: unlimited
 	p     periods[quotaCounts]
 }
 
@@ -30,24 +30,32 @@ type quotaCounts struct {
 // New returns a Quota of limit characters per period starting at start. A limit of 0 means
 // unlimited.
 func New(limit int64, period time.Duration, start time.Time) *Quota {
-	q := &Quota{limit: limit}
+	q := &Quota{}
+	q.limit.Store(limit)
 	q.p.init(start.UnixNano(), max(int64(period), 1), start.UnixNano())
 	return q
 }
 
+func (q *Quota) lim() int64 { return q.limit.Load() }
+
+// SetLimit changes the limit from now on, keeping what the period used (0: unlimited).
+// Reservations made while the quota was unlimited were not counted and are not refunded
+// either.
+func (q *Quota) SetLimit(limit int64) { q.limit.Store(max(limit, 0)) }
+
 // Unlimited reports whether the quota has no limit.
-func (q *Quota) Unlimited() bool { return q.limit == 0 }
+func (q *Quota) Unlimited() bool { return q.lim() == 0 }
 
 // Left returns the characters left in the period holding now, -1 when unlimited.
 func (q *Quota) Left(now int64) int64 {
-	if q.limit == 0 {
+	if q.lim() == 0 {
 		return -1
 	}
 	c := &q.p.of(now).c
 	if c.exhausted.Load() {
 		return 0
 	}
-	return max(0, q.limit-c.used.Load())
+	return max(0, q.lim()-c.used.Load())
 }
 
 // PeriodEnd returns when the period holding now ends (unix nanos).
@@ -59,13 +67,13 @@ func (q *Quota) PeriodEnd(now int64) int64 {
 // reports whether it did. It takes nothing, and succeeds, when n <= 0 or the quota is
 // unlimited.
 func (q *Quota) Reserve(n int64, now int64) bool {
-	if q.limit == 0 || n <= 0 {
+	if q.lim() == 0 || n <= 0 {
 		return true
 	}
 	c := &q.p.of(now).c
 	for {
 		u := c.used.Load()
-		if n > q.limit-u || c.exhausted.Load() {
+		if n > q.lim()-u || c.exhausted.Load() {
 			return false
 		}
 		if c.used.CompareAndSwap(u, u+n) {
@@ -78,7 +86,7 @@ func (q *Quota) Reserve(n int64, now int64) bool {
 // Charge(n, 0, now) does the same for a reservation made at now, in whichever period that
 // was.
 func (q *Quota) Refund(n int64) {
-	if q.limit == 0 {
+	if q.lim() == 0 {
 		return
 	}
 	q.add(q.p.cur.Load(), -n)
@@ -90,7 +98,7 @@ func (q *Quota) Refund(n int64) {
 // from the previous period is settled there and leaves the current period alone; one from
 // before that is forgotten with its period.
 func (q *Quota) Charge(reserved, actual int64, now int64) {
-	if q.limit == 0 {
+	if q.lim() == 0 {
 		return
 	}
 	if s, ok := q.p.at(now); ok {
@@ -102,7 +110,7 @@ func (q *Quota) Charge(reserved, actual int64, now int64) {
 func (q *Quota) add(s *span[quotaCounts], d int64) {
 	for {
 		u := s.c.used.Load()
-		nu := min(max(u+d, 0), q.limit)
+		nu := min(max(u+d, 0), q.lim())
 		if s.c.used.CompareAndSwap(u, nu) {
 			return
 		}

@@ -1,0 +1,200 @@
+package translate
+
+import (
+	"context"
+	"fmt"
+	"hash/maphash"
+	"reflect"
+	"time"
+
+	"golang.org/x/text/language"
+	"golang.org/x/time/rate"
+
+	"github.com/fanyi-go/translate/internal/lang"
+	"github.com/fanyi-go/translate/internal/quota"
+)
+
+// setup is one configuration of a Client: its engines and policies. New builds the first,
+// Reconfigure swaps in the next one atomically. A request reads it once, when it is
+// prepared, and is served under that one configuration throughout.
+type setup struct {
+	engines   []*engine
+	byName    map[string]*engine
+	routing   RoutingPolicy // defaults applied
+	retry     RetryPolicy   // defaults applied
+	breaker   BreakerPolicy // defaults applied
+	deadline  time.Duration
+	economyAt float64
+	daily     float64
+	probes    *ProbePolicy // defaults applied; nil: no probes
+}
+
+// buildSetup builds the configuration o describes. Engines named as in prev (the running
+// configuration; nil in New) keep their state: breakers (while the breaker policy stays),
+// health, quota used (while the quota period stays), rate limiter and concurrency slots
+// (while their limits stay), and standing. Engines new by name start fresh.
+func (c *Client) buildSetup(o options, prev *setup) (*setup, error) {
+	s := &setup{byName: map[string]*engine{}, routing: o.routing.withDefaults(), retry: o.retry.withDefaults(),
+		breaker: o.breaker.withDefaults(), deadline: o.deadline, economyAt: o.budget.EconomyAt, daily: o.budget.Daily}
+	if s.economyAt == 0 {
+		s.economyAt = 0.8
+	}
+	if o.probes != nil {
+		p := o.probes.withDefaults()
+		s.probes = &p
+	}
+	kept := map[int]bool{} // numbers of the engines that stay
+	for _, spec := range o.engines {
+		if spec.e == nil || prev == nil {
+			continue
+		}
+		if old := prev.byName[spec.e.Name()]; old != nil {
+			kept[old.idx] = true
+		}
+	}
+	start, next := c.clock.Now(), 0
+	for i, spec := range o.engines {
+		var old *engine
+		if prev != nil && spec.e != nil {
+			old = prev.byName[spec.e.Name()]
+		}
+		if old == nil {
+			for kept[next] {
+				next++
+			}
+			kept[next] = true
+		}
+		e, err := c.newEngine(s, i, spec, start, old, next)
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := s.byName[e.name]; dup {
+			return nil, configError(fmt.Sprintf("WithEngine[%d]", i), fmt.Sprintf("duplicate engine name %q", e.name))
+		}
+		s.byName[e.name] = e
+		s.engines = append(s.engines, e)
+	}
+	return s, nil
+}
+
+// newEngine validates a profile, applies its defaults and builds the engine for s: with
+// old's state when the engine stays (old != nil), fresh with number idx otherwise.
+func (c *Client) newEngine(s *setup, i int, spec engineSpec, start time.Time, old *engine, idx int) (*engine, error) {
+	name, err := specName(i, spec)
+	if err != nil {
+		return nil, err
+	}
+	if err := spec.p.validate(fmt.Sprintf("WithEngine[%d].Profile.", i)); err != nil {
+		return nil, err
+	}
+	p := spec.p.withDefaults()
+	langs, err := lang.NewSet(c.langs, p.Languages)
+	if err != nil {
+		return nil, configError(fmt.Sprintf("WithEngine[%d].Profile.Languages", i), err.Error())
+	}
+	e := &engine{s: s, eng: spec.e, prof: p, langs: langs, quotaLimited: p.Quota > 0, canary: p.Canary > 0,
+		fallback: p.FallbackOnly, free: p.Class == ClassFree || p.CostPerMillion == 0, cost: CostScore(p.CostPerMillion)}
+	for sc := range sceneNames {
+		e.quality[sc] = p.Quality
+		if q, ok := p.SceneQuality[Scene(sc)]; ok {
+			e.quality[sc] = q
+		}
+	}
+	v := &view{avail: 1, ewma: initialLatency, pool: PoolNormal, gate: 1}
+	if old != nil {
+		c.inherit(e, old, v)
+	} else {
+		e.engineState = &engineState{idx: idx, name: name, nameHash: maphash.String(c.hashSeed, name), tel: c.obs.engineTel(name)}
+	}
+	c.gates(e, old, start)
+	c.rebuildView(e, v)
+	e.view.Store(v)
+	return e, nil
+}
+
+// inherit gives e, the new configuration's engine, the state of old, the running one's
+// engine of the same name, and starts v from old's view.
+func (c *Client) inherit(e, old *engine, v *view) {
+	e.engineState = old.engineState
+	*v = *old.view.Load()
+	if e.langs == nil && len(old.prof.Languages) == 0 {
+		e.langs = old.langs // the pairs the engine listed itself
+	}
+	if !sameEngine(e.eng, old.eng) && e.clear(flagSetAside) {
+		c.obs.warn("engine back: reconfigured after it was set aside", e.name)
+	}
+}
+
+// gates builds e's breakers, quota, rate limiter and concurrency slots, taking old's while
+// their settings stay.
+func (c *Client) gates(e, old *engine, start time.Time) {
+	p := &e.prof
+	switch {
+	case old != nil && old.s.breaker == e.s.breaker:
+		e.br = old.br
+	default:
+		e.br = newBreakers(e.s.breaker, c.clock.Now)
+	}
+	switch {
+	case old != nil && old.prof.QuotaPeriod == p.QuotaPeriod:
+		e.q = old.q
+		e.q.SetLimit(p.Quota)
+	default:
+		e.q = quota.New(p.Quota, p.QuotaPeriod, start)
+	}
+	switch {
+	case old != nil && old.prof.RateLimit == p.RateLimit && old.prof.Burst == p.Burst:
+		e.limiter = old.limiter
+	case p.RateLimit > 0:
+		e.limiter = rate.NewLimiter(rate.Limit(p.RateLimit), p.Burst)
+		e.limiter.AllowN(start, 0) // anchor the limiter on the Client's clock
+	}
+	switch {
+	case old != nil && old.prof.MaxConcurrency == p.MaxConcurrency:
+		e.sem = old.sem
+	case p.MaxConcurrency > 0:
+		e.sem = make(chan struct{}, p.MaxConcurrency)
+	}
+}
+
+// sameEngine reports whether a and b are the same Engine value; values of types that
+// cannot be compared are taken as different.
+func sameEngine(a, b Engine) bool {
+	ta, tb := reflect.TypeOf(a), reflect.TypeOf(b)
+	return ta == tb && ta.Comparable() && a == b
+}
+
+// specName checks an engine given to WithEngine and returns its name.
+func specName(i int, spec engineSpec) (string, error) {
+	if spec.e == nil {
+		return "", configError(fmt.Sprintf("WithEngine[%d]", i), "engine is nil")
+	}
+	name := spec.e.Name()
+	if name == "" {
+		return "", configError(fmt.Sprintf("WithEngine[%d]", i), fmt.Sprintf("%T has an empty name", spec.e))
+	}
+	return name, nil
+}
+
+// discoverLanguages asks the engines of s that list their pairs (LanguageSupporter) and have
+// neither Profile.Languages nor pairs listed before which languages they take. A failing
+// call leaves the engine open to any pair.
+func (c *Client) discoverLanguages(s *setup) {
+	for _, e := range s.engines {
+		ls, ok := e.eng.(LanguageSupporter)
+		if !ok || e.langs != nil {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), e.prof.Timeout)
+		pairs, err := ls.SupportedPairs(ctx)
+		cancel()
+		if err != nil || len(pairs) == 0 {
+			continue
+		}
+		tags := make([]language.Tag, 0, 2*len(pairs))
+		for _, p := range pairs {
+			tags = append(tags, p.Source, p.Target)
+		}
+		e.langs = lang.NewSetOfTags(c.langs, tags)
+	}
+}
