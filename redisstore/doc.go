@@ -28,7 +28,11 @@
 // its share, 1/n (WithReplicas) of what remained at its last answer from Redis, logs a
 // warning and counts translate.store.fallback; one call per probe period (Admit, Settle,
 // Hold or Budget, so Client.Budget finds Redis back even when no engine call is made) tries
-// Redis again and, when it answers, pushes what the Client did meanwhile. A Client that never reached
+// Redis again and, when it answers, pushes what the Client did meanwhile. For a few probe
+// periods after that it holds back, of each limit it served a share of, the other replicas'
+// shares: they may have spent them and not pushed yet. The budget and quotas hold across
+// an outage as long as every replica that served from its share reaches Redis within that
+// time; a replica that dies while serving from its share takes its spend with it. A Client that never reached
 // Redis knows no figure and refuses admissions against a limited budget or quota with an
 // error. While Redis is away, request ids are de-duplicated per Client only.
 //

@@ -48,6 +48,8 @@ type local struct {
 
 	leases map[string]*localLease // token -> lease granted from the local share, not adopted yet
 
+	held holdback // after an outage: the other replicas' shares, perhaps spent and not pushed yet
+
 	// operations waiting for Redis
 	pushing bool
 	retry   []op // sent in a push whose outcome is unknown; sent again first
@@ -75,6 +77,20 @@ type heldEngine struct {
 type ridSeen struct {
 	key string
 	at  time.Time
+}
+
+// holdback is what the other replicas may have spent from their local shares during an
+// outage and not pushed yet: for a while after Redis answers again, this Client admits
+// only up to the limits less it, so it does not spend their shares a second time.
+type holdback struct {
+	until  time.Time
+	budget keyAmount
+	quota  map[string]keyAmount // engine -> its quota period's holdback
+}
+
+type keyAmount struct {
+	key    string
+	amount float64
 }
 
 type localLease struct {
@@ -123,8 +139,9 @@ func (l *local) probeDue(now time.Time, every time.Duration) bool {
 	return true
 }
 
-// recover returns to the shared state; true when it was degraded.
-func (l *local) recover() bool {
+// recover returns to the shared state; true when it was degraded. Until now+hold it holds
+// back, of every limit it served a share of, what the other replicas' shares allowed.
+func (l *local) recover(now time.Time, hold time.Duration) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if !l.degraded {
@@ -132,11 +149,39 @@ func (l *local) recover() bool {
 	}
 	l.degraded = false
 	l.deg.Store(false)
+	others := l.replicas - 1
+	l.held = holdback{until: now.Add(hold), quota: map[string]keyAmount{}}
+	if l.budgetShare.key != "" {
+		l.held.budget = keyAmount{l.budgetShare.key, others * l.budgetShare.allow}
+	}
+	for engine, qs := range l.quotaShare {
+		if qs.key != "" {
+			l.held.quota[engine] = keyAmount{qs.key, others * qs.allow}
+		}
+	}
 	l.budgetShare = share{}
 	clear(l.quotaShare)
 	clear(l.rids)
 	l.ridOrder = nil
 	return true
+}
+
+// limits are ad's daily budget and quota less the holdback while it lasts; a limit held back
+// entirely becomes the smallest one, which admits nothing that costs.
+func (l *local) limits(ad *admission, now time.Time) (daily float64, quota int64) {
+	daily, quota = ad.Daily, ad.Quota
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !now.Before(l.held.until) {
+		return daily, quota
+	}
+	if b := l.held.budget; daily > 0 && b.amount > 0 && b.key == ad.lease.Budget {
+		daily = max(daily-b.amount, math.SmallestNonzeroFloat64)
+	}
+	if q, ok := l.held.quota[ad.Engine]; ok && quota > 0 && q.key == ad.lease.Quota {
+		quota = max(quota-int64(math.Ceil(q.amount)), 0)
+	}
+	return daily, quota
 }
 
 // learn keeps the shared figures of an answer from Redis: the local share is cut from them.

@@ -283,3 +283,40 @@ func TestBudgetProbesAndPushesAfterReturn(t *testing.T) {
 		t.Errorf("another replica's Budget = %+v, %v; want the pushed spend 1", b, err)
 	}
 }
+
+// After an outage the other replicas may have spent their local shares and not pushed them
+// yet: for a while a Client admits only up to the limits less those shares, so it does not
+// spend them a second time (the overrun the replicas scenario caught: one replica back
+// early spent what a replica still degraded had already spent).
+func TestHoldsBackOtherSharesAfterOutage(t *testing.T) {
+	p := newPausable(t, WithReplicas(2))
+	q := func(credits float64, chars int64) translate.Admission {
+		a := adm("deepl", credits, 10)
+		a.Quota, a.Chars = 100, chars
+		return a
+	}
+	p.admit(q(0, 0)) // figures known: nothing spent
+	p.pause()
+	local := p.admit(q(1, 10)) // a share of 5 credits and 50 characters
+	if local.Lease == "" {
+		t.Fatalf("local admission = %+v", local)
+	}
+	p.settle(translate.Settlement{Lease: local.Lease, Sent: true, Credits: 1, Chars: 10})
+	p.resume()
+	p.probeNow()
+	// Pushed 1 and 10; the other replica's share (5, 50) is held back: 4 credits and 40
+	// characters are left.
+	if got := p.admit(q(4, 40)); got.Lease == "" {
+		t.Fatalf("admission within the limits less the holdback = %+v", got)
+	}
+	if got := p.admit(q(0.5, 0)); got.Refused != translate.KindBudgetExceeded {
+		t.Errorf("budget admission into the holdback = %+v, want KindBudgetExceeded", got)
+	}
+	if got := p.admit(q(0, 1)); got.Refused != translate.KindQuotaExhausted {
+		t.Errorf("quota admission into the holdback = %+v, want KindQuotaExhausted", got)
+	}
+	p.clk.add(p.st.holdFor())
+	if got := p.admit(q(0.5, 1)); got.Lease == "" {
+		t.Errorf("admission once the holdback ended = %+v", got)
+	}
+}

@@ -175,6 +175,10 @@ func (s *Store) Degraded() bool { return s.loc.isDegraded() }
 
 func (s *Store) probeEvery() time.Duration { return max(4*s.o.timeout, 250*time.Millisecond) }
 
+// holdFor is how long a Client holds back the other replicas' shares after an outage: long
+// enough for every replica that served from its share to probe, find Redis and push.
+func (s *Store) holdFor() time.Duration { return 3*s.probeEvery() + s.o.timeout }
+
 // afterFailure handles an Admit whose call to Redis failed: the script may still run (a
 // paused server reads it later), so a release of the lease is queued, then the admission
 // is decided from the local share. A caller that gave up gets its own error.
@@ -222,9 +226,10 @@ func (s *Store) admitShared(ctx context.Context, ad *admission) (translate.Admit
 		deadline = sent.UnixMicro() + s.o.timeout.Microseconds() + s.offset.Load()
 	}
 	period := ad.qEnd.Sub(ad.Now) // what is left of the quota period
+	daily, quota := s.loc.limits(ad, sent)
 	r, err := s.sc.admit.Run(ctx, s.rdb, keys,
 		ad.Now.UnixMilli(), deadline, ad.Engine, ad.token, ad.lease.Credits,
-		formatCredits(ad.Daily), ad.lease.Chars, ad.Quota, ad.expires.UnixMilli(),
+		formatCredits(daily), ad.lease.Chars, quota, ad.expires.UnixMilli(),
 		translate.RequestWindow.Milliseconds(), ms(ad.dayEnd.Sub(ad.Now)+24*time.Hour),
 		ms(period+quotaLen(ad.QuotaPeriod)), ad.qEnd.UnixMilli(), none).Slice()
 	if err != nil {
@@ -254,7 +259,7 @@ func ms(d time.Duration) int64 { return max(d.Milliseconds(), 1) }
 
 // recovered returns from the local share to the shared state after Redis answered.
 func (s *Store) recovered() {
-	if s.loc.recover() {
+	if s.loc.recover(s.o.now(), s.holdFor()) {
 		s.log.Info("redisstore: redis answers again; serving from the shared state")
 	}
 }
