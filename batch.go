@@ -41,4 +41,3 @@ func (c *Client) TranslateBatch(ctx context.Context, reqs []Request) []BatchResu
 	}
 	return out
 }
-
