@@ -2,15 +2,176 @@ package translate
 
 import (
 	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
-// streamSink receives the partial text of a segment translated by a StreamEngine.
-// (stub: owned by the streaming work)
-type streamSink struct{}
+// streamSink receives the partial text of one TranslateStream segment while an engine
+// streams it. Each engine call on the segment begins a new generation: text from an older
+// call (one that failed over, or was abandoned past its deadline) is dropped, so the
+// partial text is always the latest call's translation so far. Safe for concurrent use.
+type streamSink struct {
+	wake func() // called, without the lock, after the partial text changed; must not block
+
+	mu     sync.Mutex
+	gen    uint64 // the current call's generation
+	text   string // the current call's translation so far, once it left the source behind
+	engine string // the engine of text
+	seq    uint64 // counts changes of text; 0 means no partial text yet
+}
+
+// begin starts a call on engine and returns its generation.
+func (s *streamSink) begin() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.gen++
+	return s.gen
+}
+
+// end drops whatever the call of generation gen still sends.
+func (s *streamSink) end(gen uint64) {
+	s.mu.Lock()
+	if s.gen == gen {
+		s.gen++
+	}
+	s.mu.Unlock()
+}
+
+// update sets the partial text of the call of generation gen.
+func (s *streamSink) update(gen uint64, engine, text string) {
+	s.mu.Lock()
+	if gen != s.gen {
+		s.mu.Unlock()
+		return
+	}
+	s.text, s.engine = text, engine
+	s.seq++
+	s.mu.Unlock()
+	if s.wake != nil {
+		s.wake()
+	}
+}
+
+// latest returns the partial text, its engine and its change count.
+func (s *streamSink) latest() (text, engine string, seq uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.text, s.engine, s.seq
+}
 
 // invokeStream calls e for a TranslateStream segment: over e's TranslateStream when e is a
-// StreamEngine and the call has one text, sending partial text to sink; as invoke otherwise.
-func (c *Client) invokeStream(ctx context.Context, e *engine, req *EngineRequest, deadline time.Time, sink *streamSink) (*EngineResult, error) {
-	return c.invoke(ctx, e, req, deadline)
+// StreamEngine and the call has one text, sending the translation so far to sink; with
+// Translate otherwise. The call runs apart, so that when ctx ends invokeStream returns
+// within overrunGrace even if the engine ignores ctx: breaking out of a stream never waits
+// for an engine. An engine that overruns is marked to be called apart from then on (see
+// invoke) and counted among its abandoned calls until it returns.
+func (c *Client) invokeStream(ctx context.Context, e *engine, req *EngineRequest, _ time.Time, sink *streamSink) (*EngineResult, error) {
+	own := *req // the call's own request: an abandoned engine may still read it
+	own.Texts = append([]string(nil), req.Texts...)
+	call := func() (*EngineResult, error) { return protect(ctx, e, &own) }
+	if se, ok := e.eng.(StreamEngine); ok && len(own.Texts) == 1 {
+		gen := sink.begin()
+		defer sink.end(gen)
+		call = func() (*EngineResult, error) { return consumeStream(ctx, e, se, &own, sink, gen) }
+	}
+	return c.runApart(ctx, e, call)
+}
+
+// Call states of runApart.
+const (
+	callRunning int32 = iota
+	callReturned
+	callAbandoned
+)
+
+// runApart runs call in a goroutine of its own and returns its answer, or ctx's error when
+// ctx ends first. After ctx ends it still waits up to overrunGrace for the call, so that an
+// engine that honours ctx leaves no goroutine behind; past that the call is abandoned.
+func (c *Client) runApart(ctx context.Context, e *engine, call func() (*EngineResult, error)) (*EngineResult, error) {
+	ch := make(chan answer, 1)
+	var state atomic.Int32
+	go func() {
+		out, err := call()
+		ch <- answer{out, err}
+		if !state.CompareAndSwap(callRunning, callReturned) {
+			e.abandoned.Add(-1)
+		}
+	}()
+	select {
+	case a := <-ch:
+		return a.out, a.err
+	case <-ctx.Done():
+	}
+	t := time.NewTimer(overrunGrace)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return nil, ctx.Err()
+	case <-t.C:
+	}
+	e.abandoned.Add(1)
+	if !state.CompareAndSwap(callRunning, callAbandoned) {
+		e.abandoned.Add(-1) // it returned just now
+		return nil, ctx.Err()
+	}
+	if e.set(flagIsolate) {
+		c.obs.warn("engine ignores its context: its calls now run apart", e.name)
+	}
+	return nil, ctx.Err()
+}
+
+// maxStreamBytes bounds the translation a stream may send for a source of n bytes: far
+// more than any language needs, far less than a runaway stream would send.
+func maxStreamBytes(n int) int { return 8*n + 4096 }
+
+// consumeStream reads e's stream of deltas for req.Texts[0] into the whole translation,
+// sending the text so far to sink. Text so far that is blank or still the start of the
+// source is not sent: an engine that echoes never shows the source, even in part, before
+// its answer is checked. It turns a panic into a KindUnknown error (naming the
+// engine's type, not the panic's value), stops at ctx's end even if the engine keeps
+// sending, and stops a stream that grows past maxStreamBytes with KindBadOutput. An error
+// the stream yields is returned as is, for check and classify to sort.
+func consumeStream(ctx context.Context, e *engine, se StreamEngine, req *EngineRequest, sink *streamSink, gen uint64) (out *EngineResult, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = nil, &Error{Kind: KindUnknown, Engine: e.name, Message: fmt.Sprintf("%T panicked (%T)", e.eng, p)}
+		}
+	}()
+	seq := se.TranslateStream(ctx, req)
+	if seq == nil {
+		return nil, &Error{Kind: KindBadOutput, Engine: e.name, Message: fmt.Sprintf("%T returned a nil stream", e.eng)}
+	}
+	src := strings.TrimSpace(req.Texts[0])
+	limit := maxStreamBytes(len(src))
+	var b strings.Builder
+	diverged := false // the text so far is no longer the start of the source
+	for delta, derr := range seq {
+		if derr != nil {
+			return nil, derr
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if b.Len()+len(delta) > limit {
+			return nil, &Error{Kind: KindBadOutput, Engine: e.name, Message: "stream longer than the limit"}
+		}
+		if delta == "" {
+			continue
+		}
+		b.WriteString(delta)
+		if !diverged {
+			t := strings.TrimSpace(b.String())
+			diverged = t != "" && !strings.HasPrefix(src, t)
+		}
+		if diverged {
+			sink.update(gen, e.name, b.String())
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return &EngineResult{Texts: []string{b.String()}}, nil
 }

@@ -1,0 +1,271 @@
+package translate
+
+import (
+	"context"
+	"iter"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/fanyi-go/translate/internal/segment"
+)
+
+// streamSegmentChars is the most code points of one TranslateStream segment. A paragraph
+// longer than this is cut at the best break in reach: a line break, a sentence end, a
+// clause mark, a space (as Profile.MaxChars cuts a long text).
+const streamSegmentChars = 1000
+
+// streamAhead bounds how far the translation runs ahead of the caller: no segment starts
+// more than streamAhead × WithBatchConcurrency segments after the first one not yet
+// yielded, so a caller that stops early has paid for little it did not read.
+const streamAhead = 4
+
+// TranslateStream translates a long text in segments and yields each segment's
+// translation as soon as it, and every segment before it, is done. It is for documents and
+// long LLM answers where the first paragraphs should show before the last are translated.
+//
+// The text is cut into segments at paragraph breaks (white space holding a blank line); a
+// paragraph longer than 1,000 characters (code points) is cut further, at line breaks,
+// sentence ends, clause marks or spaces. Up to WithBatchConcurrency segments (8 by default)
+// are translated at once, and none more than 4 × WithBatchConcurrency segments ahead of
+// the first not yet yielded. Each segment is a Request of its own through the same path as
+// Translate, so every rule of Translate holds per segment: the cache (a repeated
+// paragraph is translated once), the budget and quotas, the attempt budget, retries and
+// failover, and never the source text as a translation. A segment's RequestID is the
+// request's RequestID followed by "#" and the segment's index ("doc-7#0", "doc-7#1", ...),
+// or a generated one when the request has none.
+//
+// Chunks come in source order. Chunk.Text is the segment's translation so far, with the
+// white space around the segment in the source: the first segment's chunks begin with the
+// text's leading white space, and a segment's final chunk ends with the white space that
+// followed it. So the final chunks (Partial false) of segments 0, 1, 2, ... joined with
+// nothing between them are the translated document, with the source's layout:
+//
+//	var b strings.Builder
+//	for ch, err := range c.TranslateStream(ctx, req) {
+//		if err != nil {
+//			return err
+//		}
+//		if !ch.Partial {
+//			b.WriteString(ch.Text)
+//		}
+//	}
+//
+// While the first segment not yet done (the head) streams from an engine that implements
+// StreamEngine, its translation so far comes as Partial chunks; a later chunk for the same
+// Segment supersedes a Partial one, so when the stream fails over mid-way to another
+// engine, the next chunk replaces the partial text. Partial text is held back while it is
+// still the start of the source (an engine echoing the source shows nothing), and a slow
+// consumer sees only the latest partial text, not every piece. Only the head has Partial
+// chunks: a later segment's first chunk is its final one unless it is still streaming when
+// it becomes the head.
+//
+// Errors end the sequence: a request that fails validation yields (Chunk{}, err) with a
+// KindInvalidInput (or KindTextTooLong) error before any translation; a closed Client yields
+// ErrClosed; a segment that cannot be translated yields (Chunk{Segment: i}, err) with the
+// error Translate would return for it; a canceled ctx yields ctx's error. Breaking out of
+// the loop, or canceling ctx, stops all work at once: no goroutine of the stream outlives
+// the loop (a call to an engine that ignores ctx is abandoned after a short grace, as
+// Translate does). The sequence can be ranged over once; each range translates anew.
+func (c *Client) TranslateStream(ctx context.Context, req Request) iter.Seq2[Chunk, error] {
+	return func(yield func(Chunk, error) bool) {
+		if c.closed.Load() {
+			yield(Chunk{}, ErrClosed)
+			return
+		}
+		if err := c.prepare(&req, &request{}, c.now()); err != nil {
+			yield(Chunk{}, err)
+			return
+		}
+		s := newStream(ctx, c, req)
+		defer s.stop()
+		s.run(yield)
+	}
+}
+
+// splitDocument cuts text into TranslateStream segments: paragraphs, each cut further when
+// longer than streamSegmentChars. Prefix + Parts[0] + Seps[0] + ... is text.
+func splitDocument(text string) segment.Segments {
+	var doc segment.Segments
+	start := skipSpaces(text, 0)
+	doc.Prefix = text[:start]
+	for pos := start; pos < len(text); {
+		end, next := paragraphEnd(text, pos)
+		sub := segment.Split(text[pos:end], streamSegmentChars)
+		doc.Parts = append(doc.Parts, sub.Parts...)
+		doc.Seps = append(doc.Seps, sub.Seps...)
+		doc.Seps[len(doc.Seps)-1] = text[end:next]
+		pos = next
+	}
+	return doc
+}
+
+// paragraphEnd returns where the paragraph starting at pos (a non-space rune) ends, after
+// its last non-space rune, and where the next one starts (len(text) at the end): the first
+// run of white space holding two line breaks ends it.
+func paragraphEnd(text string, pos int) (end, next int) {
+	for i := pos; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if !unicode.IsSpace(r) {
+			i += size
+			continue
+		}
+		k := skipSpaces(text, i)
+		if k == len(text) || strings.Count(text[i:k], "\n") >= 2 {
+			return i, k
+		}
+		i = k
+	}
+	return len(text), len(text)
+}
+
+// skipSpaces returns the index of the first non-space rune at or after i.
+func skipSpaces(text string, i int) int {
+	for i < len(text) {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if !unicode.IsSpace(r) {
+			break
+		}
+		i += size
+	}
+	return i
+}
+
+// stream is one range over TranslateStream: its segments, the workers translating them and
+// what the caller has been shown. The loop (run) is the caller's goroutine; each worker
+// translates one segment and reports on done.
+type stream struct {
+	c      *Client
+	ctx    context.Context
+	cancel context.CancelFunc
+	req    Request
+	doc    segment.Segments
+	sinks  []streamSink
+	out    []segmentDone // by segment; ok when done
+	done   chan segmentDone
+	poke   chan struct{} // the head's partial text changed
+	head   atomic.Int64  // the first segment not yet yielded
+	wg     sync.WaitGroup
+
+	conc, started, running int
+	failed                 int // the first segment known to have failed; len(Parts) if none
+}
+
+// segmentDone is a finished segment.
+type segmentDone struct {
+	i   int
+	res *Result
+	err error
+	ok  bool
+}
+
+func newStream(ctx context.Context, c *Client, req Request) *stream {
+	s := &stream{c: c, req: req, doc: splitDocument(req.Text), conc: c.batchConc,
+		poke: make(chan struct{}, 1)}
+	s.ctx, s.cancel = context.WithCancel(ctx)
+	n := len(s.doc.Parts)
+	s.conc = max(1, min(s.conc, n))
+	s.done = make(chan segmentDone, s.conc) // a worker never waits to report
+	s.sinks = make([]streamSink, n)
+	s.out = make([]segmentDone, n)
+	s.failed = n
+	for i := range s.sinks {
+		s.sinks[i].wake = func() {
+			if s.head.Load() == int64(i) {
+				select {
+				case s.poke <- struct{}{}:
+				default:
+				}
+			}
+		}
+	}
+	return s
+}
+
+// stop cancels the workers still running and waits for them.
+func (s *stream) stop() {
+	s.cancel()
+	s.wg.Wait()
+}
+
+// run yields the chunks in order until the last segment, an error, or the caller stops.
+func (s *stream) run(yield func(Chunk, error) bool) {
+	var shown uint64 // change count of the head's partial text last yielded
+	for head := 0; head < len(s.doc.Parts); {
+		s.fill(head)
+		if d := s.out[head]; d.ok {
+			if d.err != nil {
+				yield(Chunk{Segment: head}, d.err)
+				return
+			}
+			if !yield(s.final(d), nil) {
+				return
+			}
+			head++
+			s.head.Store(int64(head))
+			shown = 0
+			continue
+		}
+		if text, engine, seq := s.sinks[head].latest(); seq != shown {
+			shown = seq
+			if !yield(Chunk{Segment: head, Text: s.lead(head) + text, Partial: true, Engine: engine}, nil) {
+				return
+			}
+			continue
+		}
+		select {
+		case d := <-s.done:
+			s.out[d.i] = d
+			s.running--
+			if d.err != nil {
+				s.failed = min(s.failed, d.i)
+			}
+		case <-s.poke:
+		case <-s.ctx.Done():
+			yield(Chunk{Segment: head}, s.ctx.Err())
+			return
+		}
+	}
+}
+
+// fill starts segments while fewer than conc run and the next is close enough to head and
+// before any segment known to have failed (the stream ends there).
+func (s *stream) fill(head int) {
+	for s.running < s.conc && s.started < s.failed && s.started < head+streamAhead*s.conc {
+		i := s.started
+		s.started++
+		s.running++
+		s.wg.Add(1)
+		go s.translate(i)
+	}
+}
+
+// translate translates segment i and reports it on done.
+func (s *stream) translate(i int) {
+	defer s.wg.Done()
+	req := s.req
+	req.Text = s.doc.Parts[i]
+	if req.RequestID != "" {
+		req.RequestID += "#" + strconv.Itoa(i)
+	}
+	res, err := s.c.do(s.ctx, &req, &s.sinks[i])
+	s.done <- segmentDone{i: i, res: res, err: err, ok: true}
+}
+
+// final is the chunk of a translated segment: its text with the source's white space
+// around it.
+func (s *stream) final(d segmentDone) Chunk {
+	return Chunk{Segment: d.i, Text: s.lead(d.i) + d.res.Text + s.doc.Seps[d.i], Engine: d.res.Engine}
+}
+
+// lead is the white space before segment i that belongs to its chunks: the text's leading
+// white space for the first segment.
+func (s *stream) lead(i int) string {
+	if i == 0 {
+		return s.doc.Prefix
+	}
+	return ""
+}

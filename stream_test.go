@@ -1,0 +1,592 @@
+package translate_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+	"go.uber.org/goleak"
+
+	"github.com/fanyi-go/translate"
+	"github.com/fanyi-go/translate/engines/fake"
+)
+
+// streamer is a StreamEngine whose streams the test plays per call; Translate collects the
+// same stream.
+type streamer struct {
+	name  string
+	play  func(ctx context.Context, text string, yield func(string, error) bool)
+	calls atomic.Int32
+}
+
+func (s *streamer) Name() string { return s.name }
+
+func (s *streamer) Translate(ctx context.Context, req *translate.EngineRequest) (*translate.EngineResult, error) {
+	var b strings.Builder
+	for d, err := range s.TranslateStream(ctx, req) {
+		if err != nil {
+			return nil, err
+		}
+		b.WriteString(d)
+	}
+	return &translate.EngineResult{Texts: []string{b.String()}}, nil
+}
+
+func (s *streamer) TranslateStream(ctx context.Context, req *translate.EngineRequest) iter.Seq2[string, error] {
+	s.calls.Add(1)
+	return func(yield func(string, error) bool) { s.play(ctx, req.Texts[0], yield) }
+}
+
+// collect ranges over a stream: every chunk, and the error that ended it (nil when none).
+func collect(seq iter.Seq2[translate.Chunk, error]) ([]translate.Chunk, error) {
+	var out []translate.Chunk
+	for ch, err := range seq {
+		if err != nil {
+			return out, err
+		}
+		out = append(out, ch)
+	}
+	return out, nil
+}
+
+// finals returns the final chunks.
+func finals(chs []translate.Chunk) []translate.Chunk {
+	var out []translate.Chunk
+	for _, ch := range chs {
+		if !ch.Partial {
+			out = append(out, ch)
+		}
+	}
+	return out
+}
+
+// joined is the document the final chunks make.
+func joined(chs []translate.Chunk) string {
+	var b strings.Builder
+	for _, ch := range finals(chs) {
+		b.WriteString(ch.Text)
+	}
+	return b.String()
+}
+
+// parts returns a document of n paragraphs "Part 0.", "Part 1.", ...
+func parts(n int) string {
+	ps := make([]string, n)
+	for i := range ps {
+		ps[i] = fmt.Sprintf("Part %d.", i)
+	}
+	return strings.Join(ps, "\n\n")
+}
+
+// partIndex reads i back from "Part i." (-1 for another text).
+func partIndex(text string) int {
+	var i int
+	if _, err := fmt.Sscanf(text, "Part %d.", &i); err != nil {
+		return -1
+	}
+	return i
+}
+
+// item is one value of a stream sent over a channel.
+type item struct {
+	ch  translate.Chunk
+	err error
+}
+
+// pump ranges over seq in a goroutine and sends every value on the returned channel, which
+// is closed when the range ends.
+func pump(seq iter.Seq2[translate.Chunk, error]) <-chan item {
+	out := make(chan item)
+	go func() {
+		defer close(out)
+		for ch, err := range seq {
+			out <- item{ch, err}
+		}
+	}()
+	return out
+}
+
+func TestStreamJoinsToTheDocumentWithItsLayout(t *testing.T) {
+	var lb strings.Builder
+	for i := range 60 {
+		fmt.Fprintf(&lb, "Sentence %02d is one of many in this long paragraph. ", i) // 50 code points
+	}
+	long := lb.String() + "The end."
+	doc := "\n  Title\n\nFirst line\nsecond line.\n \n\tSecond.\n\n\n" + long + "\n"
+	eng := fake.New("upper", fake.WithTranslator(func(text string, _, _ languageTagT) string { return strings.ToUpper(text) }))
+	c := newClient(t, translate.WithEngine(eng, translate.Profile{}))
+	chs, err := collect(c.TranslateStream(context.Background(), req(doc)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := joined(chs), strings.ToUpper(doc); got != want {
+		t.Errorf("joined final chunks = %q, want %q", got, want)
+	}
+	for _, r := range eng.Requests() {
+		for _, s := range r.Texts {
+			if n := utf8.RuneCountInString(s); n > 1000 {
+				t.Errorf("segment of %d code points, want at most 1000", n)
+			}
+		}
+	}
+	if n := len(finals(chs)); n != 7 { // Title, two lines, Second, the long paragraph in 4 (3 × 999 + 8)
+		t.Errorf("%d segments, want 7", n)
+	}
+	for i, ch := range finals(chs) {
+		if ch.Segment != i || ch.Engine != "upper" {
+			t.Errorf("final chunk %d = %+v", i, ch)
+		}
+	}
+	if !strings.HasPrefix(chs[0].Text, "\n  TITLE\n\n") {
+		t.Errorf("first chunk %q: want the leading and following white space", chs[0].Text)
+	}
+}
+
+// Segments finishing out of order are yielded in order, each as soon as every one before
+// it is done.
+func TestStreamYieldsInSourceOrderAsSoonAsReady(t *testing.T) {
+	release := make([]chan struct{}, 4)
+	for i := range release {
+		release[i] = make(chan struct{})
+	}
+	finished := make(chan int, 4)
+	eng := fake.New("e", fake.WithHook(func(ctx context.Context, r *translate.EngineRequest) error {
+		select {
+		case <-release[partIndex(r.Texts[0])]:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}), fake.WithTranslator(func(text string, _, _ languageTagT) string {
+		finished <- partIndex(text)
+		return "[es] " + text
+	}))
+	c := newClient(t, translate.WithEngine(eng, translate.Profile{}), translate.WithBatchConcurrency(4))
+	items := pump(c.TranslateStream(context.Background(), req(parts(4))))
+	want := func(i int) {
+		t.Helper()
+		it := <-items
+		want := translate.Chunk{Segment: i, Text: fmt.Sprintf("[es] Part %d.", i), Engine: "e"}
+		if i < 3 {
+			want.Text += "\n\n"
+		}
+		if diff := cmp.Diff(item{ch: want}, it, cmp.AllowUnexported(item{})); diff != "" {
+			t.Errorf("chunk (-want +got):\n%s", diff)
+		}
+	}
+	close(release[2])
+	<-finished // 2 is done first
+	close(release[0])
+	want(0) // at once, though 1 is not done
+	close(release[3])
+	<-finished
+	<-finished
+	close(release[1])
+	want(1)
+	want(2)
+	want(3)
+	if it, ok := <-items; ok {
+		t.Errorf("after the last chunk: %+v", it)
+	}
+}
+
+// inflight counts calls running at once.
+type inflight struct {
+	now, peak, started, returned atomic.Int32
+}
+
+func (f *inflight) enter() {
+	f.started.Add(1)
+	n := f.now.Add(1)
+	for {
+		p := f.peak.Load()
+		if n <= p || f.peak.CompareAndSwap(p, n) {
+			return
+		}
+	}
+}
+
+func (f *inflight) leave() {
+	f.now.Add(-1)
+	f.returned.Add(1)
+}
+
+func TestStreamTranslatesSeveralAtOnceBounded(t *testing.T) {
+	var f inflight
+	full := make(chan struct{})
+	var once sync.Once
+	eng := fake.New("e", fake.WithHook(func(ctx context.Context, r *translate.EngineRequest) error {
+		f.enter()
+		defer f.leave()
+		if f.now.Load() >= 3 {
+			once.Do(func() { close(full) })
+		}
+		select { // every call waits until three run at once
+		case <-full:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}))
+	c := newClient(t, translate.WithEngine(eng, translate.Profile{}), translate.WithBatchConcurrency(3))
+	chs, err := collect(c.TranslateStream(context.Background(), req(parts(30))))
+	if err != nil || len(chs) != 30 {
+		t.Fatalf("%d chunks, err %v", len(chs), err)
+	}
+	if p := f.peak.Load(); p != 3 {
+		t.Errorf("at most %d calls at once, want 3", p)
+	}
+}
+
+// Breaking out of the loop stops every call at once and leaves no goroutine behind.
+func TestStreamBreakStopsAllWork(t *testing.T) {
+	var f inflight
+	eng := fake.New("e", fake.WithHook(func(ctx context.Context, r *translate.EngineRequest) error {
+		f.enter()
+		defer f.leave()
+		if partIndex(r.Texts[0]) == 0 {
+			return nil
+		}
+		<-ctx.Done()
+		return ctx.Err()
+	}))
+	c := newClient(t, translate.WithEngine(eng, translate.Profile{}), translate.WithBatchConcurrency(4))
+	before := goleak.IgnoreCurrent() // the Client's own goroutines
+	n := 0
+	for ch, err := range c.TranslateStream(context.Background(), req(parts(50))) {
+		if err != nil || ch.Segment != 0 {
+			t.Fatalf("chunk %+v, err %v", ch, err)
+		}
+		n++
+		break
+	}
+	if s, r := f.started.Load(), f.returned.Load(); s != r || s > 5 {
+		t.Errorf("after the loop: %d calls started, %d returned; want all returned, at most 5 started", s, r)
+	}
+	goleak.VerifyNone(t, before)
+	if n != 1 {
+		t.Errorf("%d chunks", n)
+	}
+}
+
+// Canceling ctx stops every call and ends the stream with ctx's error.
+func TestStreamCancel(t *testing.T) {
+	var f inflight
+	eng := fake.New("e", fake.WithHook(func(ctx context.Context, r *translate.EngineRequest) error {
+		f.enter()
+		defer f.leave()
+		if partIndex(r.Texts[0]) == 0 {
+			return nil
+		}
+		<-ctx.Done()
+		return ctx.Err()
+	}))
+	c := newClient(t, translate.WithEngine(eng, translate.Profile{}), translate.WithBatchConcurrency(4))
+	before := goleak.IgnoreCurrent() // the Client's own goroutines
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var got []item
+	for ch, err := range c.TranslateStream(ctx, req(parts(50))) {
+		got = append(got, item{ch, err})
+		cancel()
+	}
+	want := []item{{ch: translate.Chunk{Segment: 0, Text: "[es] Part 0.\n\n", Engine: "e"}}, {ch: translate.Chunk{Segment: 1}, err: context.Canceled}}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(item{}), cmp.Comparer(func(a, b error) bool { return errors.Is(a, b) })); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if s, r := f.started.Load(), f.returned.Load(); s != r {
+		t.Errorf("after the loop: %d calls started, %d returned", s, r)
+	}
+	goleak.VerifyNone(t, before)
+}
+
+// A stream that breaks mid-way fails over for its segment: Partial chunks, then the final
+// chunk with the next engine's text.
+func TestStreamFailsOverMidStream(t *testing.T) {
+	next := make(chan struct{}, 1)
+	llm := &streamer{name: "llm", play: func(ctx context.Context, text string, yield func(string, error) bool) {
+		for _, d := range []string{"Hola", " mun"} {
+			if !yield(d, nil) {
+				return
+			}
+			<-next // the test saw the partial chunk
+		}
+		yield("", &translate.Error{Kind: translate.KindUnavailable, Message: "connection cut"})
+	}}
+	backup := fake.New("backup")
+	c := newClient(t, sharp, translate.WithEngine(llm, primary), translate.WithEngine(backup, secondary))
+	var got []translate.Chunk
+	for ch, err := range c.TranslateStream(context.Background(), req("Hello world.")) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, ch)
+		if ch.Partial {
+			next <- struct{}{}
+		}
+	}
+	want := []translate.Chunk{
+		{Segment: 0, Text: "Hola", Partial: true, Engine: "llm"},
+		{Segment: 0, Text: "Hola mun", Partial: true, Engine: "llm"},
+		{Segment: 0, Text: "[es] Hello world.", Engine: "backup"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// Only the head segment has Partial chunks; a later segment still streaming when it
+// becomes the head shows its latest text.
+func TestStreamPartialOnlyForTheHead(t *testing.T) {
+	releaseA, releaseB := make(chan struct{}), make(chan struct{})
+	bSent := make(chan struct{})
+	llm := &streamer{name: "llm", play: func(ctx context.Context, text string, yield func(string, error) bool) {
+		switch text {
+		case "Alpha.":
+			<-releaseA
+			yield("alfa.", nil)
+		case "Beta.":
+			if !yield("be", nil) || !yield("ta.", nil) {
+				return
+			}
+			close(bSent)
+			<-releaseB
+		}
+	}}
+	c := newClient(t, translate.WithEngine(llm, translate.Profile{}))
+	items := pump(c.TranslateStream(context.Background(), req("Alpha.\n\nBeta.")))
+	<-bSent
+	close(releaseA)
+	var got []translate.Chunk
+	for it := range items {
+		if it.err != nil {
+			t.Fatal(it.err)
+		}
+		if it.ch.Segment == 0 && it.ch.Partial {
+			continue // the head's own partial text may or may not show before its end
+		}
+		got = append(got, it.ch)
+		if it.ch.Segment == 1 && it.ch.Partial {
+			close(releaseB)
+		}
+	}
+	want := []translate.Chunk{
+		{Segment: 0, Text: "alfa.\n\n", Engine: "llm"},
+		{Segment: 1, Text: "beta.", Partial: true, Engine: "llm"},
+		{Segment: 1, Text: "beta.", Engine: "llm"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// A stream that echoes the source shows none of it, not even as partial text: its answer
+// is rejected and the segment fails over.
+func TestStreamEchoNeverShown(t *testing.T) {
+	echo := &streamer{name: "echo", play: func(ctx context.Context, text string, yield func(string, error) bool) {
+		for _, w := range strings.SplitAfter(text, " ") {
+			if !yield(w, nil) {
+				return
+			}
+		}
+	}}
+	c := newClient(t, sharp, translate.WithEngine(echo, primary), translate.WithEngine(fake.New("backup"), secondary))
+	chs, err := collect(c.TranslateStream(context.Background(), req("Hello big world.")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []translate.Chunk{{Segment: 0, Text: "[es] Hello big world.", Engine: "backup"}}
+	if diff := cmp.Diff(want, chs); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if echo.calls.Load() != 1 {
+		t.Errorf("echo called %d times, want 1", echo.calls.Load())
+	}
+}
+
+// A stream that panics, or never ends, fails over like any bad call.
+func TestStreamHostileEngines(t *testing.T) {
+	var sent atomic.Int64
+	for name, play := range map[string]func(ctx context.Context, text string, yield func(string, error) bool){
+		"panics": func(ctx context.Context, text string, yield func(string, error) bool) {
+			yield("Ho", nil)
+			panic("the customer's text: " + text)
+		},
+		"endless": func(ctx context.Context, text string, yield func(string, error) bool) {
+			for sent.Load() < 64<<20 && yield("la", nil) {
+				sent.Add(2)
+			}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			bad := &streamer{name: "bad", play: play}
+			c := newClient(t, sharp, translate.WithEngine(bad, primary), translate.WithEngine(fake.New("backup"), secondary))
+			chs, err := collect(c.TranslateStream(context.Background(), req("Hello world.")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f := finals(chs); len(f) != 1 || f[0].Text != "[es] Hello world." {
+				t.Errorf("final chunks %+v, want the backup's", f)
+			}
+		})
+	}
+	if n := sent.Load(); n > 64<<10 {
+		t.Errorf("the endless stream sent %d bytes before it was stopped", n)
+	}
+}
+
+// An engine that ignores ctx does not keep the caller waiting once the caller stops.
+func TestStreamEngineIgnoringContext(t *testing.T) {
+	hold := make(chan struct{})
+	started := make(chan struct{})
+	var once sync.Once
+	deaf := &streamer{name: "deaf", play: func(ctx context.Context, text string, yield func(string, error) bool) {
+		if text == "Part 0." {
+			yield("Parte 0.", nil)
+			return
+		}
+		once.Do(func() { close(started) })
+		<-hold // ignores ctx
+	}}
+	c := newClient(t, translate.WithEngine(deaf, translate.Profile{}), translate.WithBatchConcurrency(2))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var errs []error
+	for ch, err := range c.TranslateStream(ctx, req(parts(3))) {
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if ch.Segment == 0 && !ch.Partial {
+			<-started
+			cancel()
+		}
+	}
+	close(hold) // only now does the engine return
+	if len(errs) != 1 || !errors.Is(errs[0], context.Canceled) {
+		t.Errorf("errors %v, want context.Canceled once", errs)
+	}
+}
+
+// Every rule of Translate holds per segment. The cache: a repeated paragraph, or one
+// translated before, costs no call.
+func TestStreamCachePerSegment(t *testing.T) {
+	eng := fake.New("e")
+	c := newClient(t, translate.WithEngine(eng, translate.Profile{}), translate.WithCache(100, time.Hour), translate.WithBatchConcurrency(1))
+	if _, err := c.Translate(context.Background(), req("Known.")); err != nil {
+		t.Fatal(err)
+	}
+	eng.Reset()
+	chs, err := collect(c.TranslateStream(context.Background(), req("Same text.\n\nKnown.\n\nSame text.")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := joined(chs), "[es] Same text.\n\n[es] Known.\n\n[es] Same text."; got != want {
+		t.Errorf("joined = %q, want %q", got, want)
+	}
+	if eng.Calls() != 1 {
+		t.Errorf("%d engine calls, want 1 (two segments from the cache)", eng.Calls())
+	}
+}
+
+// The budget binds per segment: the segment it cannot cover fails with KindBudgetExceeded
+// and ends the stream.
+func TestStreamBudgetPerSegment(t *testing.T) {
+	eng := fake.New("paid")
+	c := newClient(t, translate.WithClock(newClock()), translate.WithBudget(translate.Budget{Daily: 2}),
+		translate.WithBatchConcurrency(1),
+		// 10 characters at 100 000 per million: 1 credit a segment.
+		translate.WithEngine(eng, translate.Profile{CostPerMillion: 100_000}))
+	r := req("Segment 0.\n\nSegment 1.\n\nSegment 2.\n\nSegment 3.")
+	r.Priority = translate.PriorityHigh
+	var got []item
+	for ch, err := range c.TranslateStream(context.Background(), r) {
+		got = append(got, item{ch, err})
+	}
+	if len(got) != 3 || got[2].err == nil || got[2].ch.Segment != 2 || translate.KindOf(got[2].err) != translate.KindBudgetExceeded {
+		t.Fatalf("got %+v, want two chunks then segment 2's KindBudgetExceeded", got)
+	}
+	if eng.Calls() != 2 {
+		t.Errorf("%d calls, want 2", eng.Calls())
+	}
+}
+
+// A segment that cannot be translated ends the stream with its error; the source never
+// comes back as a translation.
+func TestStreamSegmentErrorEnds(t *testing.T) {
+	eng := fake.New("e", fake.WithTranslator(func(text string, _, _ languageTagT) string {
+		if text == "Second part here." {
+			return text // an echo: rejected
+		}
+		return "[es] " + text
+	}))
+	c := newClient(t, translate.WithEngine(eng, translate.Profile{}), translate.WithBatchConcurrency(1))
+	var got []item
+	for ch, err := range c.TranslateStream(context.Background(), req("First part here.\n\nSecond part here.\n\nThird part here.")) {
+		got = append(got, item{ch, err})
+	}
+	if len(got) != 2 || got[0].err != nil || got[1].ch != (translate.Chunk{Segment: 1}) || translate.KindOf(got[1].err) != translate.KindBadOutput {
+		t.Fatalf("got %+v, want chunk 0 then segment 1's KindBadOutput", got)
+	}
+}
+
+func TestStreamRequestIDPerSegment(t *testing.T) {
+	eng := fake.New("e")
+	c := newClient(t, translate.WithEngine(eng, translate.Profile{}))
+	r := req(parts(3))
+	r.RequestID = "doc-7"
+	if _, err := collect(c.TranslateStream(context.Background(), r)); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, er := range eng.Requests() {
+		ids = append(ids, er.RequestID)
+	}
+	sort.Strings(ids)
+	if diff := cmp.Diff([]string{"doc-7#0", "doc-7#1", "doc-7#2"}, ids); diff != "" {
+		t.Errorf("request ids (-want +got):\n%s", diff)
+	}
+}
+
+func TestStreamRefusesBeforeTranslating(t *testing.T) {
+	eng := fake.New("e")
+	c := newClient(t, translate.WithEngine(eng, translate.Profile{}))
+	noTarget := req("Hello.")
+	noTarget.Target = ""
+	for name, tc := range map[string]struct {
+		r    translate.Request
+		kind translate.Kind
+	}{
+		"no target":    {noTarget, translate.KindInvalidInput},
+		"blank":        {req(" \n\n "), translate.KindInvalidInput},
+		"bad UTF-8":    {req("Fine.\n\nNot \xff fine."), translate.KindInvalidInput},
+		"too long":     {req(strings.Repeat("Long text. ", 100_000)), translate.KindTextTooLong},
+		"unknown pin":  {translate.Request{Text: "Hi.", Target: "es", Engine: "nope"}, translate.KindInvalidInput},
+		"same src/tgt": {translate.Request{Text: "Hi.", Source: "es", Target: "es"}, translate.KindInvalidInput},
+	} {
+		var got []item
+		for ch, err := range c.TranslateStream(context.Background(), tc.r) {
+			got = append(got, item{ch, err})
+		}
+		if len(got) != 1 || got[0].ch != (translate.Chunk{}) || translate.KindOf(got[0].err) != tc.kind {
+			t.Errorf("%s: got %+v, want one (Chunk{}, %v)", name, got, tc.kind)
+		}
+	}
+	if eng.Calls() != 0 {
+		t.Errorf("%d engine calls", eng.Calls())
+	}
+	c.Close()
+	chs, err := collect(c.TranslateStream(context.Background(), req("Hello.")))
+	if len(chs) != 0 || !errors.Is(err, translate.ErrClosed) {
+		t.Errorf("closed: %v, %v; want ErrClosed", chs, err)
+	}
+}
