@@ -590,3 +590,24 @@ func TestStreamRefusesBeforeTranslating(t *testing.T) {
 		t.Errorf("closed: %v, %v; want ErrClosed", chs, err)
 	}
 }
+
+type nilStreamer struct{}
+
+func (nilStreamer) Name() string { return "nil" }
+func (nilStreamer) Translate(context.Context, *translate.EngineRequest) (*translate.EngineResult, error) {
+	return nil, nil
+}
+func (nilStreamer) TranslateStream(context.Context, *translate.EngineRequest) iter.Seq2[string, error] {
+	return nil
+}
+
+// A StreamEngine that returns no stream is bad output, named.
+func TestStreamNilStream(t *testing.T) {
+	c := newClient(t, translate.WithEngine(nilStreamer{}, translate.Profile{}))
+	_, err := collect(c.TranslateStream(context.Background(), req("Hello world.")))
+	var te *translate.Error
+	if !errors.As(err, &te) || len(te.Attempts) != 1 || translate.KindOf(te.Attempts[0].Err) != translate.KindBadOutput ||
+		!strings.Contains(te.Attempts[0].Err.Error(), "nil stream") {
+		t.Errorf("err = %v, want an attempt of KindBadOutput naming the nil stream", err)
+	}
+}

@@ -1,0 +1,79 @@
+package translate
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestSplitDocument(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want []string
+	}{
+		{"One.", []string{"One."}},
+		{"  One.\n\nTwo.\n", []string{"One.", "Two."}},
+		{"Line one\nline two.\n\nNext.", []string{"Line one\nline two.", "Next."}},
+		{"A.\r\n\r\nB.\n \t\nC.\n\n\n\nD.", []string{"A.", "B.", "C.", "D."}},
+		{"No break. Just sentences. Many.", []string{"No break. Just sentences. Many."}},
+		{"全角。\n\n第二段。", []string{"全角。", "第二段。"}},
+	} {
+		doc := splitDocument(tc.text)
+		if diff := cmp.Diff(tc.want, doc.Parts); diff != "" {
+			t.Errorf("splitDocument(%q) parts (-want +got):\n%s", tc.text, diff)
+		}
+		if got, _ := doc.Join(doc.Parts); got != tc.text {
+			t.Errorf("splitDocument(%q) joins to %q", tc.text, got)
+		}
+	}
+}
+
+// Any text splits into non-blank parts of at most streamSegmentChars code points with no
+// paragraph break inside, that join back to the text.
+func TestSplitDocumentProperties(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	pieces := []string{"word", " ", "\n", "\n\n", "\r\n", "\t", ". ", "é", "長", "{x}", strings.Repeat("long", 300), "<b>", "\u00a0"}
+	for range 2000 {
+		var b strings.Builder
+		for range rng.IntN(200) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		text := b.String()
+		doc := splitDocument(text)
+		if got, err := doc.Join(doc.Parts); err != nil || got != text {
+			t.Fatalf("splitDocument(%q) joins to %q, %v", text, got, err)
+		}
+		for _, p := range doc.Parts {
+			if strings.TrimSpace(p) != p || p == "" {
+				t.Fatalf("splitDocument(%q): part %q is blank or has white space around it", text, p)
+			}
+			if utf8.RuneCountInString(p) > streamSegmentChars {
+				t.Fatalf("splitDocument(%q): part of %d code points", text, utf8.RuneCountInString(p))
+			}
+			if strings.Contains(p, "\n\n") {
+				t.Fatalf("splitDocument(%q): part %q holds a paragraph break", text, p)
+			}
+		}
+	}
+}
+
+// A call that failed over, or was abandoned, cannot change the partial text any more.
+func TestStreamSinkGenerations(t *testing.T) {
+	var woken int
+	s := &streamSink{wake: func() { woken++ }}
+	a := s.begin()
+	s.update(a, "llm", "Hola")
+	s.end(a)
+	b := s.begin()
+	s.update(a, "llm", "Hola mundo") // the old call, late
+	if text, engine, seq := s.latest(); text != "Hola" || engine != "llm" || seq != 1 || woken != 1 {
+		t.Errorf("after a late update of an ended call: %q %q %d, woken %d", text, engine, seq, woken)
+	}
+	s.update(b, "other", "Buenos")
+	if text, engine, seq := s.latest(); text != "Buenos" || engine != "other" || seq != 2 || woken != 2 {
+		t.Errorf("the current call: %q %q %d, woken %d", text, engine, seq, woken)
+	}
+}
