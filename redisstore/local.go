@@ -220,9 +220,12 @@ func (l *local) admit(ad *admission, now time.Time) (translate.Admitted, error) 
 	ad.token = ad.lease.token()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	bs, err := l.shareOf(&l.budgetShare, l.budgetKnown, l.contact, ad.lease.Budget, ad.Daily)
-	if err != nil {
-		return translate.Admitted{}, err
+	var bs *share // nil: this admission has no budget (a free engine, or unlimited)
+	if ad.Daily > 0 {
+		var err error
+		if bs, err = l.shareOf(&l.budgetShare, l.budgetKnown, l.contact, ad.lease.Budget, ad.Daily); err != nil {
+			return translate.Admitted{}, err
+		}
 	}
 	var qs *share
 	if ad.lease.Quota != "" {
@@ -232,13 +235,16 @@ func (l *local) admit(ad *admission, now time.Time) (translate.Admitted, error) 
 			cur = new(share)
 			l.quotaShare[ad.Engine] = cur
 		}
+		var err error
 		if qs, err = l.shareOf(cur, known, seen, ad.lease.Quota, float64(ad.Quota)); err != nil {
 			return translate.Admitted{}, err
 		}
 	}
 	got := translate.Admitted{QuotaLeft: -1}
-	got.Spent = bs.used
-	if l.budgetKnown.key == bs.key {
+	if l.budgetShare.key == ad.lease.Budget {
+		got.Spent = l.budgetShare.used
+	}
+	if l.budgetKnown.key == ad.lease.Budget {
 		got.Spent += l.budgetKnown.spent + l.budgetKnown.reserve
 	}
 	if qs != nil {
@@ -256,7 +262,7 @@ func (l *local) admit(ad *admission, now time.Time) (translate.Admitted, error) 
 		got.Refused, got.Until = h.kind, h.until
 		return got, nil
 	}
-	if ad.Credits > 0 && bs.used+ad.Credits > bs.allow+1e-9 {
+	if bs != nil && ad.Credits > 0 && bs.used+ad.Credits > bs.allow+1e-9 {
 		got.Refused = translate.KindBudgetExceeded
 		return got, nil
 	}
@@ -264,8 +270,10 @@ func (l *local) admit(ad *admission, now time.Time) (translate.Admitted, error) 
 		got.Refused, got.Until = translate.KindQuotaExhausted, ad.qEnd
 		return got, nil
 	}
-	bs.used += ad.Credits
-	got.Spent += ad.Credits
+	if bs != nil {
+		bs.used += ad.Credits
+		got.Spent += ad.Credits
+	}
 	if qs != nil {
 		qs.used += float64(ad.Chars)
 		got.QuotaLeft = max(int64(qs.allow-qs.used), 0)

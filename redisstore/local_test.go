@@ -320,3 +320,22 @@ func TestHoldsBackOtherSharesAfterOutage(t *testing.T) {
 		t.Errorf("admission once the holdback ended = %+v", got)
 	}
 }
+
+// A free engine's admission (no daily budget) must not cut the budget share: the share is
+// cut from the budget's limit by the first admission that has one (the replicas scenario
+// caught replicas whose first local admission was free serving an unlimited share).
+func TestFreeAdmissionDoesNotCutAnUnlimitedShare(t *testing.T) {
+	p := newPausable(t, WithReplicas(2))
+	p.admit(adm("deepl", 0, 10)) // figures known: nothing spent
+	p.pause()
+	defer p.resume()
+	if got := p.admit(adm("free", 0, 0)); got.Lease == "" {
+		t.Fatalf("free local admission = %+v", got)
+	}
+	if got := p.admit(adm("deepl", 3, 10)); got.Lease == "" {
+		t.Fatalf("paid local admission within the share of 5 = %+v", got)
+	}
+	if got := p.admit(adm("deepl", 3, 10)); got.Refused != translate.KindBudgetExceeded {
+		t.Errorf("paid local admission past the share = %+v, want KindBudgetExceeded", got)
+	}
+}
