@@ -37,7 +37,7 @@ const (
 // TextChars is the length of every request's text, in standard characters.
 const TextChars = 24
 
-// Config is the scenario. Zero fields take Default's values.
+// Config is the scenario. Default gives every field a value.
 type Config struct {
 	Replicas       int
 	Rate           float64       // requests per second per replica, open loop
@@ -45,42 +45,66 @@ type Config struct {
 	Daily          float64       // the shared daily budget in credits
 	CostPerMillion float64       // the paid engine's price
 	Quota          int64         // the quota engine's characters per day
-	EngineLatency  time.Duration
-	KillAt         time.Duration // SIGKILL of the last replica, from the start
-	PauseAt        time.Duration // SIGSTOP of Redis
-	PauseFor       time.Duration
-	RetryEvery     int    // every n-th request also retries a request another replica sent; 0 none
-	RedisURL       string // redis://host:port/db, as redis.ParseURL reads it
-	Prefix         string
-	Dir            string // engine records
-	Now            time.Time
+	// Pinned is how every request is routed, by its number n: Pinned[n%len(Pinned)] is the
+	// engine it pins (Request.Engine, no fallback), "" lets the router choose.
+	Pinned        []string
+	EngineLatency time.Duration
+	KillAt        time.Duration // SIGKILL of the last replica, from the start
+	PauseAt       time.Duration // SIGSTOP of Redis
+	PauseFor      time.Duration
+	RetryEvery    int    // every n-th request also retries a request another replica sent; 0 none
+	RedisURL      string // redis://host:port/db, as redis.ParseURL reads it
+	Prefix        string
+	Dir           string // engine records
+	Now           time.Time
 }
 
-// Default is the scenario the test and the example run: demand above what the budget and
-// the quota allow over 10 seconds.
+// Default is the scenario the test and the example run over 10 seconds. A third of the
+// requests pins the paid engine, a third the quota engine, a third goes where the router
+// sends it (the free quota engine first, the paid one when the quota is gone). A paid call
+// costs 24 characters at 100 credits a million, 0.0024 credits, so the budget of 1.8 pays
+// 750 calls; the quota of 14,400 characters allows 600. The replicas ask about 1,000 calls
+// of each engine: the quota runs out near 4s, before the pause, and the budget during or
+// after the pause, partly from the replicas' local shares.
 func Default() Config {
-	return Config{Replicas: 4, Rate: 60, Duration: 10 * time.Second, Daily: 1,
-		CostPerMillion: 50_000, Quota: 28_000, EngineLatency: 30 * time.Millisecond,
-		KillAt: 3 * time.Second, PauseAt: 5 * time.Second, PauseFor: 3 * time.Second, RetryEvery: 5}
+	return Config{Replicas: 4, Rate: 60, Duration: 10 * time.Second, Daily: 1.8,
+		CostPerMillion: 100, Quota: 14_400, Pinned: []string{PaidEngine, QuotaEngine, ""},
+		EngineLatency: 30 * time.Millisecond,
+		KillAt:        3 * time.Second, PauseAt: 5 * time.Second, PauseFor: 3 * time.Second, RetryEvery: 5}
+}
+
+// Pin is the engine request n pins; "" when the router chooses. A retry has the number of
+// the request it repeats, so it pins the same engine.
+func (cfg *Config) Pin(n int) string {
+	if len(cfg.Pinned) == 0 {
+		return ""
+	}
+	return cfg.Pinned[n%len(cfg.Pinned)]
 }
 
 // Second is one replica's figures for one second, printed as a JSON line.
 type Second struct {
-	Replica  int     `json:"r"`
-	Second   int     `json:"s"`
-	OK       int     `json:"ok"`
-	Refused  int     `json:"refused"` // budget, quota or no engine
-	Failed   int     `json:"failed"`
-	Spent    float64 `json:"spent"` // Client.Budget().Spent as this replica sees it
-	Degraded bool    `json:"degraded"`
+	Replica int `json:"r"`
+	Second  int `json:"s"`
+	OK      int `json:"ok"`
+	Refused int `json:"refused"` // budget, quota or no engine
+	Failed  int `json:"failed"`
+	// UnservedPaid and UnservedQuota are the requests pinned to the paid or the quota
+	// engine that got no translation: demand above what the budget or the quota allowed.
+	UnservedPaid  int     `json:"up"`
+	UnservedQuota int     `json:"uq"`
+	Spent         float64 `json:"spent"` // Client.Budget().Spent as this replica sees it
+	Degraded      bool    `json:"degraded"`
 }
 
 // recorder is an engine that appends every request it receives to a file, one unbuffered
-// write per request, before it answers: what the vendor saw survives a SIGKILL.
+// write per request, before it answers: what the vendor saw survives a SIGKILL. A line is
+// "REQUESTID\tCHARS\tUNIXNANO\tD", D "1" when the store served from its local share.
 type recorder struct {
-	name    string
-	f       *os.File
-	latency time.Duration
+	name     string
+	f        *os.File
+	latency  time.Duration
+	degraded func() bool
 }
 
 func (r *recorder) Name() string { return r.name }
@@ -90,7 +114,11 @@ func (r *recorder) Translate(ctx context.Context, req *translate.EngineRequest) 
 	for _, t := range req.Texts {
 		n += len([]rune(t))
 	}
-	line := req.RequestID + "\t" + strconv.Itoa(n) + "\t" + strconv.FormatInt(time.Now().UnixNano(), 10) + "\n"
+	d := "0"
+	if r.degraded() {
+		d = "1"
+	}
+	line := req.RequestID + "\t" + strconv.Itoa(n) + "\t" + strconv.FormatInt(time.Now().UnixNano(), 10) + "\t" + d + "\n"
 	if _, err := r.f.WriteString(line); err != nil {
 		return nil, &translate.Error{Kind: translate.KindUnavailable, Engine: r.name, Message: "record: " + err.Error()}
 	}
@@ -168,7 +196,7 @@ func runReplica() error {
 			return err
 		}
 		defer f.Close()
-		engines[j] = &recorder{name: name, f: f, latency: cfg.EngineLatency}
+		engines[j] = &recorder{name: name, f: f, latency: cfg.EngineLatency, degraded: st.Degraded}
 	}
 	c, err := translate.New(
 		translate.WithEngine(engines[0], translate.Profile{Quality: 90, CostPerMillion: cfg.CostPerMillion, Timeout: 2 * time.Second}),
@@ -183,18 +211,26 @@ func runReplica() error {
 	return load(c, st, cfg, i)
 }
 
-type tally struct{ ok, refused, failed atomic.Int64 }
+type tally struct{ ok, refused, failed, unservedPaid, unservedQuota atomic.Int64 }
 
 // load sends requests open loop: on a fixed schedule, whatever became of earlier ones.
 func load(c *translate.Client, st *redisstore.Store, cfg Config, i int) error {
 	enc := json.NewEncoder(os.Stdout)
 	var t tally
 	var wg sync.WaitGroup
-	send := func(id string) {
+	send := func(replica, n int) {
 		defer wg.Done()
+		id := RequestID(replica, n)
 		ctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
 		defer cancel()
-		_, err := c.Translate(ctx, translate.Request{Text: Text(id), Source: "en", Target: "es", RequestID: id})
+		_, err := c.Translate(ctx, translate.Request{Text: Text(id), Source: "en", Target: "es",
+			RequestID: id, Engine: cfg.Pin(n)})
+		switch {
+		case err != nil && cfg.Pin(n) == PaidEngine:
+			t.unservedPaid.Add(1)
+		case err != nil && cfg.Pin(n) == QuotaEngine:
+			t.unservedQuota.Add(1)
+		}
 		switch translate.KindOf(err) {
 		case translate.KindUnknown:
 			if err == nil {
@@ -220,17 +256,18 @@ func load(c *translate.Client, st *redisstore.Store, cfg Config, i int) error {
 		select {
 		case <-tick.C:
 			wg.Add(1)
-			go send(RequestID(i, n))
+			go send(i, n)
 			if cfg.RetryEvery > 0 && n%cfg.RetryEvery == 0 && n >= 2 {
 				wg.Add(1) // a retry of a request the previous replica sent a moment ago
-				go send(RequestID((i+cfg.Replicas-1)%cfg.Replicas, n-2))
+				go send((i+cfg.Replicas-1)%cfg.Replicas, n-2)
 			}
 			n++
 		case <-sec.C:
 			s++
 			b := c.Budget()
 			err := enc.Encode(Second{Replica: i, Second: s, OK: int(t.ok.Swap(0)), Refused: int(t.refused.Swap(0)),
-				Failed: int(t.failed.Swap(0)), Spent: b.Spent, Degraded: st.Degraded()})
+				Failed: int(t.failed.Swap(0)), UnservedPaid: int(t.unservedPaid.Swap(0)),
+				UnservedQuota: int(t.unservedQuota.Swap(0)), Spent: b.Spent, Degraded: st.Degraded()})
 			if err != nil {
 				return err
 			}
