@@ -231,16 +231,22 @@ func (s *stream) run(yield func(Chunk, error) bool) {
 	}
 }
 
-// fill starts segments while fewer than conc run and the next is close enough to head and
-// before any segment known to have failed (the stream ends there).
+// fill starts segments while canStart allows.
 func (s *stream) fill(head int) {
-	for s.running < s.conc && s.started < s.failed && s.started < head+streamAhead*s.conc {
+	for s.canStart(head) {
 		i := s.started
 		s.started++
 		s.running++
 		s.wg.Add(1)
 		go s.translate(i)
 	}
+}
+
+// canStart reports whether the next segment may start: fewer than conc run, it is within
+// streamAhead × conc segments of head, and before any segment known to have failed (the
+// stream ends there).
+func (s *stream) canStart(head int) bool {
+	return s.running < s.conc && s.started < s.failed && s.started < head+streamAhead*s.conc
 }
 
 // translate translates segment i and reports it on done.

@@ -77,3 +77,25 @@ func TestStreamSinkGenerations(t *testing.T) {
 		t.Errorf("the current call: %q %q %d, woken %d", text, engine, seq, woken)
 	}
 }
+
+// The next segment starts only with a free slot, within reach of the head and before a
+// failed segment.
+func TestStreamCanStart(t *testing.T) {
+	for _, tc := range []struct {
+		head, started, running, failed int
+		want                           bool
+	}{
+		{head: 0, started: 0, running: 0, failed: 100, want: true},
+		{head: 0, started: 2, running: 2, failed: 100, want: false}, // no free slot
+		{head: 0, started: 7, running: 1, failed: 100, want: true},
+		{head: 0, started: 8, running: 1, failed: 100, want: false}, // 4 × 2 ahead of the head
+		{head: 1, started: 8, running: 1, failed: 100, want: true},
+		{head: 0, started: 3, running: 1, failed: 3, want: false}, // segment 3 failed
+		{head: 0, started: 100, running: 0, failed: 100, want: false},
+	} {
+		s := &stream{conc: 2, started: tc.started, running: tc.running, failed: tc.failed}
+		if got := s.canStart(tc.head); got != tc.want {
+			t.Errorf("%+v: canStart = %v, want %v", tc, got, tc.want)
+		}
+	}
+}

@@ -318,7 +318,11 @@ func TestStreamFailsOverMidStream(t *testing.T) {
 			if !yield(d, nil) {
 				return
 			}
-			<-next // the test saw the partial chunk
+			select { // the test saw the partial chunk
+			case <-next:
+			case <-ctx.Done():
+				return
+			}
 		}
 		yield("", &translate.Error{Kind: translate.KindUnavailable, Message: "connection cut"})
 	}}
