@@ -2,9 +2,10 @@ package redisstore_test
 
 import (
 	"context"
-	"fmt"
+	"strconv"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -13,6 +14,12 @@ import (
 	"github.com/fanyi-go/translate/redisstore/redistest"
 )
 
+// These benchmarks put a Client with a Store on a redis-server on loopback beside the floor,
+// a direct call of a no-op engine. Read them with
+//
+//	go test -run XXX -bench . -benchmem -count 6 ./redisstore/
+
+// counter counts Redis round trips: one per command, one per pipeline.
 type counter struct{ n atomic.Int64 }
 
 func (c *counter) DialHook(next redis.DialHook) redis.DialHook { return next }
@@ -23,18 +30,34 @@ func (c *counter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Proc
 	return func(ctx context.Context, cmds []redis.Cmder) error { c.n.Add(1); return next(ctx, cmds) }
 }
 
-type echoEngine struct{}
+// noop is the cheapest possible engine: it returns a prepared result.
+type noop struct{ res *translate.EngineResult }
 
-func (echoEngine) Name() string { return "echo" }
-func (echoEngine) Translate(_ context.Context, r *translate.EngineRequest) (*translate.EngineResult, error) {
-	out := make([]string, len(r.Texts))
-	for i, t := range r.Texts {
-		out[i] = "[es] " + t
-	}
-	return &translate.EngineResult{Texts: out}, nil
+func newNoop() *noop { return &noop{res: &translate.EngineResult{Texts: []string{"hola"}}} }
+
+func (*noop) Name() string { return "noop" }
+func (n *noop) Translate(context.Context, *translate.EngineRequest) (*translate.EngineResult, error) {
+	return n.res, nil
 }
 
-func benchClient(b *testing.B) (*translate.Client, *counter) {
+// floorEngine is a package variable so the compiler cannot devirtualise the call.
+var floorEngine translate.Engine = newNoop()
+
+// BenchmarkFloor is a direct call of a no-op engine through the Engine interface, as in the
+// root package: the other benchmarks are read beside it.
+func BenchmarkFloor(b *testing.B) {
+	e := floorEngine
+	ctx := context.Background()
+	r := &translate.EngineRequest{Texts: []string{"hello"}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := e.Translate(ctx, r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func startServer(b *testing.B) *redistest.Server {
 	srv, err := redistest.Start()
 	if err != nil {
 		if redistest.InCI() {
@@ -43,44 +66,89 @@ func benchClient(b *testing.B) (*translate.Client, *counter) {
 		b.Skip("skipping: ", err)
 	}
 	b.Cleanup(srv.Stop)
-	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, ContextTimeoutEnabled: true, DisableIdentity: true})
+	return srv
+}
+
+// storeClient is a Client with a paid no-op engine and a daily budget, sharing state through
+// its own redisstore.Store and go-redis client on addr, as one replica would.
+func storeClient(b *testing.B, addr, prefix string, opts ...redisstore.Option) (*translate.Client, *counter) {
+	rdb := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true, DisableIdentity: true})
 	b.Cleanup(func() { _ = rdb.Close() })
 	cnt := new(counter)
 	rdb.AddHook(cnt)
-	st, err := redisstore.New(rdb, redisstore.WithPrefix("bench:"))
+	st, err := redisstore.New(rdb, append([]redisstore.Option{redisstore.WithPrefix(prefix)}, opts...)...)
 	if err != nil {
 		b.Fatal(err)
 	}
-	c, err := translate.New(translate.WithEngine(echoEngine{}, translate.Profile{CostPerMillion: 10}),
-		translate.WithBudget(translate.Budget{Daily: 1e9}), translate.WithStore(st))
+	return plainClient(b, translate.WithStore(st)), cnt
+}
+
+func plainClient(b *testing.B, opts ...translate.Option) *translate.Client {
+	c, err := translate.New(append([]translate.Option{translate.WithSeed(1),
+		translate.WithEngine(newNoop(), translate.Profile{CostPerMillion: 10}),
+		translate.WithBudget(translate.Budget{Daily: 1e9})}, opts...)...)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = c.Close() })
-	return c, cnt
+	return c
 }
 
-// BenchmarkClientMissWithStore: every request a new text, so every request calls the
-// engine and the store (Admit and Settle).
-func BenchmarkClientMissWithStore(b *testing.B) {
-	c, cnt := benchClient(b)
+// texts are distinct request texts, made before the timer so a miss measures the Client.
+func texts(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = "hello " + strconv.Itoa(i)
+	}
+	return out
+}
+
+func miss(b *testing.B, c *translate.Client, cnt *counter) {
 	ctx := context.Background()
+	ts := texts(1 << 16)
 	i := 0
-	cnt.n.Store(0)
+	if cnt != nil {
+		cnt.n.Store(0)
+	}
 	b.ReportAllocs()
 	for b.Loop() {
 		i++
-		if _, err := c.Translate(ctx, translate.Request{Text: fmt.Sprint("hello ", i), Source: "en", Target: "es"}); err != nil {
+		req := translate.Request{Text: ts[i%len(ts)] + strconv.Itoa(i/len(ts)), Source: "en", Target: "es"}
+		if _, err := c.Translate(ctx, req); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(cnt.n.Load())/float64(b.N), "roundtrips/op")
+	if cnt != nil {
+		b.ReportMetric(float64(cnt.n.Load())/float64(b.N), "roundtrips/op")
+	}
+}
+
+// BenchmarkClientMissNoStore is the same miss without a Store: the in-process path.
+func BenchmarkClientMissNoStore(b *testing.B) {
+	miss(b, plainClient(b), nil)
+}
+
+// BenchmarkClientMissWithStore: every request a new text, so every request calls the engine
+// and the store (Admit before, Settle after) on loopback.
+func BenchmarkClientMissWithStore(b *testing.B) {
+	srv := startServer(b)
+	c, cnt := storeClient(b, srv.Addr, "bench:miss:")
+	miss(b, c, cnt)
+}
+
+// BenchmarkClientMissWithStoreCache: the same with the second-level cache (WithCache): one
+// more key written by Settle, no more round trips.
+func BenchmarkClientMissWithStoreCache(b *testing.B) {
+	srv := startServer(b)
+	c, cnt := storeClient(b, srv.Addr, "bench:misscache:", redisstore.WithCache(time.Hour))
+	miss(b, c, cnt)
 }
 
 // BenchmarkClientHitWithStore: the same text again, served by the in-process cache; the
-// store is not asked.
+// store is not asked (0 round trips).
 func BenchmarkClientHitWithStore(b *testing.B) {
-	c, cnt := benchClient(b)
+	srv := startServer(b)
+	c, cnt := storeClient(b, srv.Addr, "bench:hit:")
 	ctx := context.Background()
 	req := translate.Request{Text: "hello", Source: "en", Target: "es"}
 	if _, err := c.Translate(ctx, req); err != nil {
@@ -94,4 +162,38 @@ func BenchmarkClientHitWithStore(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(cnt.n.Load())/float64(b.N), "roundtrips/op")
+}
+
+// BenchmarkReplicas4Miss is 4 replicas in one process: 4 Clients, each with its own Store
+// and go-redis client, sharing one budget on one redis-server on loopback, every request a
+// miss; 16 goroutines per CPU spread over them. It reports requests per second over all
+// four (the machine's CPUs serve the Clients and redis-server alike).
+func BenchmarkReplicas4Miss(b *testing.B) {
+	srv := startServer(b)
+	const replicas = 4
+	cs := make([]*translate.Client, replicas)
+	cnts := make([]*counter, replicas)
+	for i := range cs {
+		cs[i], cnts[i] = storeClient(b, srv.Addr, "bench:replicas:")
+	}
+	var next, seq atomic.Int64
+	b.ReportAllocs()
+	b.SetParallelism(16)
+	start := time.Now()
+	b.RunParallel(func(pb *testing.PB) {
+		c := cs[next.Add(1)%replicas]
+		ctx := context.Background()
+		for pb.Next() {
+			req := translate.Request{Text: "hello " + strconv.FormatInt(seq.Add(1), 10), Source: "en", Target: "es"}
+			if _, err := c.Translate(ctx, req); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "req/s")
+	var n int64
+	for _, c := range cnts {
+		n += c.n.Load()
+	}
+	b.ReportMetric(float64(n)/float64(b.N), "roundtrips/op")
 }
