@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"time"
 
@@ -28,6 +29,15 @@ func main() {
 		fmt.Fprintln(os.Stderr, "replicas:", err)
 		os.Exit(1)
 	}
+}
+
+// redact drops the password of a Redis URL for printing.
+func redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable REDIS_URL)"
+	}
+	return u.Redacted()
 }
 
 // clientPause pauses a Redis the example did not start, with CLIENT PAUSE.
@@ -50,8 +60,8 @@ func (c clientPause) Resume() error { return nil } // CLIENT PAUSE ends by itsel
 func run() error {
 	cfg := scenario.Default()
 	var pauser scenario.Pauser
-	if url := os.Getenv("REDIS_URL"); url != "" {
-		cfg.RedisURL, pauser = url, clientPause{url, cfg.PauseFor}
+	if u := os.Getenv("REDIS_URL"); u != "" {
+		cfg.RedisURL, pauser = u, clientPause{u, cfg.PauseFor}
 	} else {
 		srv, err := redistest.Start()
 		if errors.Is(err, redistest.ErrMissing) {
@@ -70,8 +80,9 @@ func run() error {
 	defer os.RemoveAll(dir)
 	cfg.Dir, cfg.Now = dir, time.Now()
 	cfg.Prefix = fmt.Sprintf("replicas-example:%d:", cfg.Now.UnixNano())
-	fmt.Printf("4 replicas, %.0f requests/s each for %v; budget %.2f credits/day, quota engine %d chars/day\n",
-		cfg.Rate, cfg.Duration, cfg.Daily, cfg.Quota)
+	fmt.Printf("%d replicas, %.0f requests/s each for %v (a third pinned to the paid engine, a third to the quota engine,\n"+
+		"a third routed); budget %.2f credits/day, quota engine %d chars/day; Redis at %s\n",
+		cfg.Replicas, cfg.Rate, cfg.Duration, cfg.Daily, cfg.Quota, redact(cfg.RedisURL))
 	fmt.Printf("replica %d is killed at %v; Redis is paused at %v for %v\n\n",
 		cfg.Replicas-1, cfg.KillAt, cfg.PauseAt, cfg.PauseFor)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -91,10 +102,17 @@ func run() error {
 		fmt.Printf("%s %s: %s\n", mark, v.Name, v.Detail)
 	}
 	fmt.Print(`
-To share state between real services, give every replica the same Redis and prefix:
+To run this scenario against a Redis of your own (it writes keys under "replicas-example:"
+and pauses that server for 3s with CLIENT PAUSE):
 
-	rdb := redis.NewClient(&redis.Options{Addr: "redis:6379", ContextTimeoutEnabled: true})
-	st, err := redisstore.New(rdb, redisstore.WithPrefix("mysvc:"), redisstore.WithReplicas(4))
+	REDIS_URL=redis://host:6379/0 go run ./examples/replicas
+
+To share state between real services, give every replica the same Redis and prefix, for
+example from REDIS_URL:
+
+	opt, err := redis.ParseURL(os.Getenv("REDIS_URL")) // redis://user:pass@host:6379/0, rediss:// for TLS
+	opt.ContextTimeoutEnabled = true                   // redisstore bounds every call by its own timeout
+	st, err := redisstore.New(redis.NewClient(opt), redisstore.WithPrefix("mysvc:"), redisstore.WithReplicas(4))
 	c, err := translate.New(..., translate.WithStore(st))
 `)
 	if !scenario.OK(vs) {

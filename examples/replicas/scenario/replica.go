@@ -59,15 +59,16 @@ type Config struct {
 	Now           time.Time
 }
 
-// Default is the scenario the test and the example run over 10 seconds. A third of the
+// Default is the scenario the test and the example run over 12 seconds. A third of the
 // requests pins the paid engine, a third the quota engine, a third goes where the router
 // sends it (the free quota engine first, the paid one when the quota is gone). A paid call
 // costs 24 characters at 100 credits a million, 0.0024 credits, so the budget of 1.8 pays
-// 750 calls; the quota of 14,400 characters allows 600. The replicas ask about 1,000 calls
-// of each engine: the quota runs out near 4s, before the pause, and the budget during or
-// after the pause, partly from the replicas' local shares.
+// 750 calls; the quota of 14,400 characters allows 600. The replicas ask over 1,000 calls
+// of each engine: the quota runs out near 4s, before the pause (5s to 8s), and the budget
+// after it, partly from the replicas' local shares. The load goes on 4s after the pause, as
+// the replicas hold back the others' shares for a while after Redis answers again.
 func Default() Config {
-	return Config{Replicas: 4, Rate: 60, Duration: 10 * time.Second, Daily: 1.8,
+	return Config{Replicas: 4, Rate: 60, Duration: 12 * time.Second, Daily: 1.8,
 		CostPerMillion: 100, Quota: 14_400, Pinned: []string{PaidEngine, QuotaEngine, ""},
 		EngineLatency: 30 * time.Millisecond,
 		KillAt:        3 * time.Second, PauseAt: 5 * time.Second, PauseFor: 3 * time.Second, RetryEvery: 5}
