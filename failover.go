@@ -44,6 +44,7 @@ type walk struct {
 	budget   bool      // the budget refused an engine
 	sc       *scratch
 	stored   *StoredAnswer // the Store's answer (second-level cache or the request id's first)
+	launched bool          // a hedged attempt started a call (attempt numbering)
 }
 
 // run walks until the request is served or fails for good. It returns nil when the job is
@@ -70,8 +71,13 @@ func (w *walk) run() error {
 			w.stored = l.served
 			return nil
 		}
-		out, err := w.call(e, &l)
-		w.c.settle(w, e, &l, out, err)
+		var out *EngineResult
+		if w.hedges() {
+			e, out, err = w.callHedged(e, &l)
+		} else {
+			out, err = w.call(e, &l)
+			w.c.settle(w, e, &l, out, err)
+		}
 		if err == nil {
 			if w.accept(e, out) {
 				return nil

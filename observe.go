@@ -121,6 +121,7 @@ type observer struct {
 	decisionDur    metric.Float64Histogram
 	quotaLeft      metric.Int64ObservableGauge
 	configRejected metric.Int64Counter
+	hedges         metric.Int64Counter
 	quotaReg       metric.Registration
 
 	req       [numOutcomes][2][2]measureOpts // outcome, cache_hit, degraded
@@ -202,6 +203,7 @@ func (ob *observer) initInstruments(m metric.Meter) error {
 	counter(&ob.degradations, "translate.degradations", "{request}", "Requests answered by a degradation path: a stale cache entry or a fallback-only engine.")
 	counter(&ob.cacheLookups, "translate.cache.lookups", "{lookup}", "Cache lookups, by hit (a fresh entry) or miss.")
 	counter(&ob.chars, "translate.chars", "{char}", "Standard characters (code points) charged for engine calls, by engine.")
+	counter(&ob.hedges, "translate.hedges", "{call}", "Hedged calls: a second engine started because the first had not answered after HedgeAfter, by engine.")
 	counter(&ob.configRejected, "translate.config.rejected", "{config}", "Configurations Reconfigure rejected; the running one was kept.")
 	histogram(&ob.decisionDur, "translate.routing.decision.duration", "Duration of routing decisions (filter, score, pick), sampled one in 16.", decisionBuckets)
 	var err error
@@ -259,6 +261,11 @@ func (ob *observer) registerQuota(m metric.Meter, c *Client) error {
 		return nil
 	}, ob.quotaLeft)
 	return err
+}
+
+// hedged counts a hedge sent to e.
+func (o *observer) hedged(e *engine) {
+	o.hedges.Add(context.Background(), 1, e.tel.engine.add...)
 }
 
 // configRejectedOne counts a rejected configuration and warns.

@@ -91,6 +91,7 @@ type Client struct {
 	scratch   sync.Pool // *scratch
 	batchConc int
 	probing   atomic.Bool // the probe loop runs
+	hedge     hedgeTokens
 	store     Store
 	// sharedSpent is the shared budget's spend as the Store last reported it (float64 bits).
 	sharedSpent atomic.Uint64
@@ -171,7 +172,9 @@ func (c *Client) Translate(ctx context.Context, req Request) (*Result, error) {
 }
 
 // do is Translate with an optional sink that receives a streaming engine's partial text
-// (TranslateStream).
+// (TranslateStream). The request is prepared on the stack: a fresh cache hit takes nothing
+// from the scratch pool and allocates nothing. Only a request that goes on to the engines
+// takes a pooled scratch, where the request and its walk live.
 func (c *Client) do(ctx context.Context, req *Request, sink *streamSink) (*Result, error) {
 	if c.closed.Load() {
 		return nil, ErrClosed
@@ -179,15 +182,28 @@ func (c *Client) do(ctx context.Context, req *Request, sink *streamSink) (*Resul
 	now := c.now()
 	c.maybeFold(now)
 	ctx, span := c.obs.requestStart(ctx)
-	sc := c.getScratch() // the request and its walk live in pooled scratch: no allocation
-	defer c.putScratch(sc)
-	r := &sc.r
-	if err := c.prepare(req, r, now); err != nil {
-		c.obs.requestEnd(ctx, span, r, nil, err, 0)
+	var head request
+	if err := c.prepare(req, &head, now); err != nil {
+		c.obs.requestEnd(ctx, span, &head, nil, err, 0)
 		return nil, err
 	}
+	var stale *cacheEntry
+	if head.RequestID == "" { // a request with an id of its own looks at its id first
+		var hit *Result
+		if stale, hit = c.lookup(&head, now); hit != nil {
+			c.obs.requestEnd(ctx, span, &head, hit, nil, 0)
+			return hit, nil
+		}
+	}
+	sc := c.getScratch(len(head.s.engines))
+	defer c.putScratch(sc)
+	r := &sc.r
+	*r = head
 	r.sink = sink
-	res, err := c.translate(ctx, r, now, sc)
+	if c.seeded {
+		r.stripe = rngStripeOf(r.Text)
+	}
+	res, err := c.translate(ctx, r, now, sc, stale)
 	var d time.Duration
 	switch {
 	case res != nil:
@@ -199,10 +215,11 @@ func (c *Client) do(ctx context.Context, req *Request, sink *streamSink) (*Resul
 	return res, err
 }
 
-// translate answers a validated request: from the request id's first answer, the cache, an
-// identical request in flight, or the engines. A fresh cache hit reads no clock and
-// allocates nothing unless the request brings its own RequestID.
-func (c *Client) translate(ctx context.Context, r *request, now int64, sc *scratch) (*Result, error) {
+// translate answers a validated request that was no fresh cache hit (stale is the cache's
+// stale entry for it, if any): from the request id's first answer, the cache, an identical
+// request in flight, or the engines. A request with a RequestID of its own is looked up
+// here, after its id.
+func (c *Client) translate(ctx context.Context, r *request, now int64, sc *scratch, stale *cacheEntry) (*Result, error) {
 	if r.RequestID != "" {
 		r.t0 = time.Now()
 		if p, ok := c.seen.lookup(r.RequestID, r.hash, now); ok {
@@ -211,10 +228,10 @@ func (c *Client) translate(ctx context.Context, r *request, now int64, sc *scrat
 			}
 			r.prior = &p
 		}
-	}
-	stale, hit := c.lookup(r, now)
-	if hit != nil {
-		return hit, nil
+		var hit *Result
+		if stale, hit = c.lookup(r, now); hit != nil {
+			return hit, nil
+		}
 	}
 	if r.t0.IsZero() {
 		r.t0 = time.Now()
@@ -414,9 +431,6 @@ func (c *Client) prepare(req *Request, r *request, now int64) error {
 		r.pinned = e
 	}
 	r.chars = chars
-	if c.seeded {
-		r.stripe = rngStripeOf(req.Text)
-	}
 	r.key = r.keyFields()
 	r.hash = r.key.hash(maphash.String(c.hashSeed, req.Text))
 	if req.UserID != "" {
@@ -539,11 +553,15 @@ type scratch struct {
 	j         job
 }
 
-// getScratch returns a scratch from the Client's pool.
-func (c *Client) getScratch() *scratch {
+// getScratch returns a scratch from the Client's pool, with room for a decision over n
+// engines: its candidate buffer never grows during a request.
+func (c *Client) getScratch(n int) *scratch {
 	s, ok := c.scratch.Get().(*scratch)
 	if !ok {
-		s = &scratch{cands: make([]candidate, 0, 8)}
+		s = &scratch{}
+	}
+	if cap(s.cands) < n {
+		s.cands = make([]candidate, 0, max(n, 8))
 	}
 	s.fresh, s.reusable = true, true
 	return s

@@ -1,0 +1,252 @@
+package translate
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"go.opentelemetry.io/otel/trace"
+)
+
+// Hedged requests (RetryPolicy.HedgeAfter): when an engine call has not answered after
+// HedgeAfter, the walk starts the next candidate too, and the first good answer wins. The
+// other call is canceled; it is charged like any call that may have been sent, and its lease
+// is settled when it returns. Hedges are calls: they count toward MaxAttempts and
+// MaxSwitches, pass the same gates (budget, quota, rate limit, breaker) and are never sent
+// past the economy threshold. A token bucket bounds them, as gRPC's hedging throttle does:
+// every first call adds HedgeBudget of a token (at most maxHedgeTokens are kept) and every
+// hedge spends a whole one, so hedges never exceed HedgeBudget of the calls.
+
+// maxHedgeTokens bounds the hedges a quiet period can save up for a burst of slow calls.
+const maxHedgeTokens = 10
+
+// hedgeTokens is the Client's hedging bucket, in thousandths of a token.
+type hedgeTokens struct{ milli atomic.Int64 }
+
+// earn adds share of a token, up to maxHedgeTokens.
+func (b *hedgeTokens) earn(share float64) {
+	add := int64(share * 1000)
+	for {
+		old := b.milli.Load()
+		n := min(old+add, maxHedgeTokens*1000)
+		if n == old || b.milli.CompareAndSwap(old, n) {
+			return
+		}
+	}
+}
+
+// spend takes one token and reports whether one was there.
+func (b *hedgeTokens) spend() bool {
+	for {
+		old := b.milli.Load()
+		if old < 1000 {
+			return false
+		}
+		if b.milli.CompareAndSwap(old, old-1000) {
+			return true
+		}
+	}
+}
+
+// hedgeShare is RetryPolicy.HedgeBudget with its default.
+func hedgeShare(rp *RetryPolicy) float64 {
+	if rp.HedgeBudget == 0 {
+		return 0.05
+	}
+	return rp.HedgeBudget
+}
+
+// racer is one engine call of a hedged attempt, running in a goroutine of its own.
+type racer struct {
+	e      *engine
+	l      lease
+	stage  stage
+	n      int   // the attempt's number, for telemetry
+	now    int64 // the Client's clock when the request was admitted: the lease's period
+	start  time.Time
+	ended  time.Time
+	actx   context.Context
+	span   trace.Span
+	cancel context.CancelFunc
+	out    *EngineResult
+	err    error
+}
+
+// hedges reports whether the request's calls are hedged.
+func (w *walk) hedges() bool { return w.r.s.retry.HedgeAfter > 0 && w.r.sink == nil }
+
+// callHedged makes the call on e (admitted with l), and a hedge on the next candidate if e
+// has not answered after HedgeAfter. It lands (records and settles) every call it made
+// and returns the answer the walk goes on with: the first good one, or the last failure.
+func (w *walk) callHedged(e *engine, l *lease) (*engine, *EngineResult, error) {
+	rp := &w.r.s.retry
+	w.c.hedge.earn(hedgeShare(rp))
+	ch := make(chan *racer, 2)
+	first := w.launch(e, l, w.stage, ch)
+	wait, stop := context.WithCancel(w.ctx)
+	defer stop()
+	timer := make(chan struct{})
+	go func() {
+		if w.c.clock.Sleep(wait, rp.HedgeAfter) == nil {
+			close(timer)
+		}
+	}()
+	select {
+	case r := <-ch:
+		return w.land(r)
+	case <-timer:
+	case <-w.ctx.Done():
+		return w.land(<-ch)
+	}
+	second := w.hedge(first, ch)
+	if second == nil {
+		return w.land(<-ch)
+	}
+	r := <-ch
+	other := first
+	if r == first {
+		other = second
+	}
+	if r.err == nil {
+		w.abandon(other, ch)
+		return w.land(r)
+	}
+	w.landFailure(r)
+	return w.land(<-ch)
+}
+
+// hedge starts the hedge of first when the policy, the budget and a candidate allow it,
+// and returns it (nil: no hedge).
+func (w *walk) hedge(first *racer, ch chan *racer) *racer {
+	rp := &w.r.s.retry
+	if w.r.economy || w.failures+1 >= rp.MaxAttempts || w.switches >= rp.MaxSwitches {
+		return nil
+	}
+	if f := w.c.budgetFraction(w.now); f >= 0 && f >= w.r.s.economyAt {
+		return nil
+	}
+	w.tried.add(first.e.idx)
+	e, s := w.hedgeCandidate()
+	if e == nil || !w.c.hedge.spend() {
+		return nil
+	}
+	var l lease
+	if err := w.admit(e, &l); err != nil {
+		w.c.hedge.earn(1) // the token was not used
+		return nil
+	}
+	if l.served != nil { // the Store had the answer: no call needed, but no hedge either
+		w.c.undo(e, &l)
+		w.c.hedge.earn(1)
+		return nil
+	}
+	w.switches++
+	w.c.obs.hedged(e)
+	return w.launch(e, &l, s, ch)
+}
+
+// hedgeCandidate picks the hedge's engine from the first stage of the plan, from the
+// current one on, that has a candidate other than the engines tried.
+func (w *walk) hedgeCandidate() (*engine, stage) {
+	for i := w.at; i < w.plan.n; i++ {
+		s := w.plan.stages[i]
+		if s == stageStale {
+			continue
+		}
+		if cands := w.candidates(s, w.sc.cands[:0]); len(cands) > 0 {
+			return w.c.pick(w.r, cands, w.c.draw(w.r.stripe)), s
+		}
+	}
+	return nil, 0
+}
+
+// launch starts the call on e in a goroutine; its answer arrives on ch.
+func (w *walk) launch(e *engine, l *lease, s stage, ch chan<- *racer) *racer {
+	c, r := w.c, w.r
+	h := &racer{e: e, l: *l, stage: s, start: time.Now(), n: len(w.attempts) + 1, now: w.now}
+	if w.launched {
+		h.n++
+	}
+	w.launched = true
+	ad := h.start.Add(e.prof.Timeout)
+	if w.deadline.Before(ad) {
+		ad = w.deadline
+	}
+	ctx, cancel := context.WithDeadline(w.ctx, ad)
+	h.cancel = cancel
+	req := &EngineRequest{Texts: h.l.texts, Target: r.tgt.Tag, Scene: r.Scene, Style: r.Style, RequestID: r.id}
+	if r.src != nil {
+		req.Source = r.src.Tag
+	}
+	h.actx, h.span = c.obs.attemptStart(ctx, e, h.n)
+	parent := w.ctx
+	go func() {
+		out, err := c.invoke(h.actx, e, req, ad)
+		h.ended = time.Now()
+		h.out, h.err = out, c.check(h.actx, parent, e, r, h.l.texts, out, err)
+		ch <- h
+	}()
+	return h
+}
+
+// land records a call of a hedged attempt and settles its lease, as call and settle do
+// for an unhedged one, and returns its answer.
+func (w *walk) land(h *racer) (*engine, *EngineResult, error) {
+	lat := h.ended.Sub(h.start)
+	w.c.obs.attemptEnd(h.actx, h.span, h.e, h.n, lat, h.err)
+	h.cancel()
+	w.attempts = append(w.attempts, Attempt{Engine: h.e.name, Latency: lat, Err: h.err})
+	w.last, w.ended, w.called, w.stage = h.e, h.ended, true, h.stage
+	w.cur = h.e
+	w.sc.callStart = h.start
+	w.onCur++
+	w.c.settle(w, h.e, &h.l, h.out, h.err)
+	if h.err != nil {
+		return h.e, nil, h.err
+	}
+	return h.e, h.out, nil
+}
+
+// landFailure lands the failed first answer of two calls in flight: the failure counts, and
+// its engine is out of the request; the walk waits for the other call.
+func (w *walk) landFailure(h *racer) {
+	_, _, err := w.land(h)
+	w.failures++
+	w.lastErr = err
+	w.c.react(h.e, w.r, KindOf(err), err, w.now)
+	w.tried.add(h.e.idx)
+	w.cur = nil
+}
+
+// abandon cancels the slower call of a hedged attempt once the other answered. It is
+// recorded as canceled, its reserved cost is counted in the request's cost (it may have
+// been sent), and its lease is settled, as sent, when it returns.
+func (w *walk) abandon(h *racer, ch <-chan *racer) {
+	h.cancel()
+	w.attempts = append(w.attempts, Attempt{Engine: h.e.name,
+		Err: &Error{Kind: KindCanceled, Engine: h.e.name, Message: "hedge lost: another engine answered first"}})
+	w.j.cost += h.l.cost
+	c := w.c
+	go func() {
+		h := <-ch
+		c.obs.attemptEnd(h.actx, h.span, h.e, h.n, h.ended.Sub(h.start), h.err)
+		c.settleAbandoned(h)
+	}()
+}
+
+// settleAbandoned settles the lease of a canceled hedge: no breaker or health verdict (the
+// Client canceled it), and quota and budget charged as for any call that may have been sent.
+func (c *Client) settleAbandoned(h *racer) {
+	e, l := h.e, &h.l
+	c.release(e, l)
+	c.breakerMoved(e, l.permit.record(true))
+	chars, cost := c.charge(e, l, nil, h.now)
+	c.obs.cost(context.Background(), e, cost, int(chars))
+	if l.store != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), storeWait)
+		defer cancel()
+		if err := c.store.Settle(ctx, Settlement{Lease: l.store, Now: c.clock.Now(), Sent: true, Credits: cost, Chars: chars}); err != nil {
+			c.obs.warn("store unreachable: settlement left to the lease's expiry", e.name)
+		}
+	}
+}
