@@ -2,6 +2,7 @@ package translate
 
 import (
 	"context"
+	"hash/maphash"
 	"time"
 
 	"github.com/fanyi-go/translate/internal/memo"
@@ -40,9 +41,22 @@ func (c *Client) cacheable(r *request) bool {
 // cacheEntry is one cached translation. res is the Result every fresh hit without a
 // RequestID of its own gets: shared, read-only, with a request id of its own.
 type cacheEntry struct {
-	engine string // the engine that made it
-	res    *Result
-	shared resultID
+	engine  string   // the engine that made it ("a+b" when segments came from several)
+	regions []string // the processing regions (Profile.Region) of the engines that made it
+	region  [1]string
+	res     *Result
+	shared  resultID
+}
+
+// allows reports whether a request limited to regions may take the entry: every engine that
+// made it processes text in one of them.
+func (e *cacheEntry) allows(regions []string) bool {
+	for _, g := range e.regions {
+		if !regionAllowed(g, regions) {
+			return false
+		}
+	}
+	return true
 }
 
 // resultID is a Result with room for a generated request id.
@@ -84,29 +98,52 @@ func (c *cache) get(r *request, now int64) (*cacheEntry, bool) {
 	return e, now-at < c.ttl
 }
 
-func (c *cache) put(r *request, out, source, engine string, now int64) {
+// put stores the translation of r made by the engines named in by (in r's configuration).
+func (c *cache) put(r *request, out, source, engine string, by []string, now int64) {
 	e := &cacheEntry{engine: engine}
+	e.regions = e.region[:0]
+	for _, name := range by {
+		if en := r.s.byName[name]; en != nil {
+			e.regions = append(e.regions, en.prof.Region)
+		}
+	}
 	e.res = &e.shared.Result
 	*e.res = Result{Text: out, Source: source, FromCache: true, RequestID: requestID("", &e.shared.id)}
 	c.m.Put(r.hash, cacheKey{r.Text, r.key}, e, now)
 }
 
-// flightKey is what makes two requests in flight share one engine call: the cache key and
-// the pin (a pinned request never takes another engine's answer through a flight).
+// flightKey is what makes two requests in flight share one engine call: the cache key, the
+// pin (a pinned request never takes another engine's answer through a flight) and the
+// allowed regions (a request never takes the answer of an engine outside them).
 type flightKey struct {
-	cacheKey
-	pinned   *engineState // the pinned engine; nil when routed
+	text string
+	keyFields
 	fallback bool
+	pinned   *engineState // the pinned engine; nil when routed
+	regions  uint64       // hash of Request.Regions; 0 when any region will do
 }
 
 type flight = memo.Flight[flightKey, *Result]
 
 func (r *request) flightKey() flightKey {
-	k := flightKey{cacheKey: cacheKey{r.Text, r.key}, fallback: r.AllowFallback}
+	k := flightKey{text: r.Text, keyFields: r.key, fallback: r.AllowFallback, regions: r.regions}
 	if r.pinned != nil {
 		k.pinned = r.pinned.engineState
 	}
 	return k
+}
+
+// regionsHash hashes a request's allowed regions for its flight key: 0 for none, never 0
+// otherwise.
+func regionsHash(seed maphash.Seed, regions []string) uint64 {
+	if len(regions) == 0 {
+		return 0
+	}
+	h := uint64(len(regions))
+	for _, g := range regions {
+		h = mix(h ^ maphash.String(seed, g))
+	}
+	return h | 1
 }
 
 // flights coalesces identical concurrent misses into one walk, at any load.
@@ -176,11 +213,11 @@ func (s seen) claim(id string, h uint64, engine int, now int64) bool {
 	return s.m.Claim(id, h, engine, now)
 }
 
-// remember stores a served request's answer in the cache and, for a caller's RequestID,
-// its first answer or error.
-func (c *Client) remember(r *request, res *Result, err error, now int64) {
+// remember stores a served request's answer in the cache (by names the engines that made
+// it) and, for a caller's RequestID, its first answer or error.
+func (c *Client) remember(r *request, res *Result, err error, by []string, now int64) {
 	if err == nil && c.cacheable(r) && !res.FromCache && res.Engine != "" {
-		c.cache.put(r, res.Text, res.Source, res.Engine, now)
+		c.cache.put(r, res.Text, res.Source, res.Engine, by, now)
 	}
 	switch {
 	case r.RequestID == "":

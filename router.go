@@ -147,6 +147,7 @@ type request struct {
 	hash     uint64
 	pinned   *engine
 	userHash uint64
+	regions  uint64 // hash of Regions, 0 for none (flightKey)
 	key      keyFields
 	id       string      // RequestID, given or generated
 	t0       time.Time   // when the request left the cache behind: its latency starts here
@@ -154,6 +155,7 @@ type request struct {
 	stripe   uint8       // the request's stripe of the seeded random sequence
 	prior    *prior      // what is known of the caller's RequestID, when it was seen before
 	s        *setup      // the configuration the request is served under
+	avoid    string      // TranslateBatch: the engine a packed text came back bad from
 	sink     *streamSink // TranslateStream: where a streaming engine's partial text goes; nil otherwise
 }
 

@@ -176,6 +176,12 @@ func (c *Client) Translate(ctx context.Context, req Request) (*Result, error) {
 // from the scratch pool and allocates nothing. Only a request that goes on to the engines
 // takes a pooled scratch, where the request and its walk live.
 func (c *Client) do(ctx context.Context, req *Request, sink *streamSink) (*Result, error) {
+	return c.doAvoiding(ctx, req, sink, "")
+}
+
+// doAvoiding is do for a request that must not go to the engine named avoid (a packed text
+// that came back bad from it); "" avoids none.
+func (c *Client) doAvoiding(ctx context.Context, req *Request, sink *streamSink, avoid string) (*Result, error) {
 	if c.closed.Load() {
 		return nil, ErrClosed
 	}
@@ -199,7 +205,7 @@ func (c *Client) do(ctx context.Context, req *Request, sink *streamSink) (*Resul
 	defer c.putScratch(sc)
 	r := &sc.r
 	*r = head
-	r.sink = sink
+	r.sink, r.avoid = sink, avoid
 	if c.seeded {
 		r.stripe = rngStripeOf(r.Text)
 	}
@@ -247,7 +253,7 @@ func (c *Client) translate(ctx context.Context, r *request, now int64, sc *scrat
 	}
 	res, err := c.run(ctx, r, b, stale, now, sc)
 	c.flights.land(r, f, res, err)
-	c.remember(r, res, err, now)
+	c.remember(r, res, err, sc.j.by, now)
 	return res, err
 }
 
@@ -257,8 +263,12 @@ func (c *Client) lookup(r *request, now int64) (stale *cacheEntry, hit *Result) 
 		return nil, nil
 	}
 	e, fresh := c.cache.get(r, now)
-	if e != nil && r.pinned != nil && !r.AllowFallback && e.engine != r.pinned.name {
+	switch {
+	case e == nil:
+	case r.pinned != nil && !r.AllowFallback && e.engine != r.pinned.name:
 		e = nil // a no-fallback pin takes only its own engine's text
+	case len(r.Regions) > 0 && !e.allows(r.Regions):
+		e = nil // nor does a request limited to regions take text made outside them
 	}
 	c.obs.cacheLookup(e != nil && fresh)
 	if e != nil && fresh {
@@ -436,6 +446,7 @@ func (c *Client) prepare(req *Request, r *request, now int64) error {
 	if req.UserID != "" {
 		r.userHash = maphash.String(c.hashSeed, req.UserID)
 	}
+	r.regions = regionsHash(c.hashSeed, req.Regions)
 	if req.Priority != PriorityHigh && !c.budget.Unlimited() {
 		r.economy = max(c.budget.Fraction(now), c.sharedFraction()) >= r.s.economyAt
 	}
