@@ -23,8 +23,9 @@ const watchEvery = 500 * time.Millisecond
 // within 2s. A file that cannot be read or parsed, or that Reconfigure rejects, leaves c
 // as it was; WatchConfig logs a warning (through c's logger, else slog.Default) with the
 // error, which names the offending JSON path and never a setting's value, once per
-// distinct content, and keeps watching. It returns ErrClosed's error at once if c is
-// closed while it watches.
+// distinct content, and keeps watching. A change that does not parse is counted in
+// translate.config.rejected, like one Reconfigure rejects. It returns ErrClosed's error at
+// once if c is closed while it watches.
 func WatchConfig(ctx context.Context, c *Client, path string) error {
 	switch {
 	case c == nil:
@@ -32,7 +33,16 @@ func WatchConfig(ctx context.Context, c *Client, path string) error {
 	case path == "":
 		return &Error{Kind: KindInvalidInput, Message: "WatchConfig: empty path"}
 	}
-	return newWatcher(path, c.Reconfigure, c.configLogger()).run(ctx, watchEvery)
+	return c.newConfigWatcher(path).run(ctx, watchEvery)
+}
+
+// newConfigWatcher is WatchConfig's watcher: it applies with c.Reconfigure and counts a
+// file it cannot parse as Reconfigure counts a config it rejects (translate.config.rejected
+// and a warning).
+func (c *Client) newConfigWatcher(path string) *watcher {
+	w := newWatcher(path, c.Reconfigure, c.configLogger())
+	w.unparsed = c.obs.configRejectedOne
+	return w
 }
 
 // configLogger is the logger for configuration warnings.
@@ -48,6 +58,9 @@ type watcher struct {
 	path  string
 	apply func(*Config) error
 	log   *slog.Logger
+	// unparsed, when set, is told of a settled change that does not parse (Reconfigure
+	// reports the changes it rejects itself).
+	unparsed func(error)
 
 	current  [32]byte // the content c runs
 	pending  [32]byte // content seen once, waiting for a second read to agree
@@ -103,6 +116,8 @@ func (w *watcher) poll(ctx context.Context) error {
 		if KindOf(err) == KindClosed {
 			return err
 		}
+	} else if w.unparsed != nil {
+		w.unparsed(err)
 	}
 	if err != nil {
 		w.rejected = sum

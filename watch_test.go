@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 )
 
 // logSink is a slog.Handler that keeps every record's message and attributes.
@@ -321,7 +323,7 @@ func TestWatchBound(t *testing.T) {
 }
 
 // TestWatchConfigReconfiguresClient runs WatchConfig on a real Client: a new engine in the
-// file shows in Engines. It needs Client.Reconfigure.
+// file shows in Engines.
 func TestWatchConfigReconfiguresClient(t *testing.T) {
 	registerTestTypes()
 	path := filepath.Join(t.TempDir(), "config.json")
@@ -335,9 +337,6 @@ func TestWatchConfigReconfiguresClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if err := c.Reconfigure(cfg); err != nil && strings.Contains(err.Error(), "not implemented yet") {
-		t.Skip("Client.Reconfigure is not implemented yet")
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- WatchConfig(ctx, c, path) }()
@@ -379,5 +378,79 @@ func TestWatchWaitsForSettledContent(t *testing.T) {
 	poll()
 	if diff := cmp.Diff([]time.Duration{3 * time.Second}, applied); diff != "" {
 		t.Errorf("applied (-want +got):\n%s", diff)
+	}
+}
+
+// TestWatchSeedIncident is the seed's incident through WatchConfig: a pushed file with
+// failure_ratio 0.1 is rejected; the Client keeps 0.5, warns naming the field and counts
+// translate.config.rejected; the next good file applies (polls driven by hand).
+func TestWatchSeedIncident(t *testing.T) {
+	registerTestTypes()
+	path := filepath.Join(t.TempDir(), "config.json")
+	file := func(ratio string) []byte {
+		return []byte(`{"engines":[{"name":"a","type":"cfgtest"}],"breaker":{"failure_ratio":` + ratio + `}}`)
+	}
+	writeAtomic(t, path, file("0.5"))
+	cfg, err := LoadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	defer mp.Shutdown(context.Background())
+	sink := &logSink{}
+	c, err := New(WithConfig(cfg), WithMeterProvider(mp), WithLogger(slog.New(sink)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	w := c.newConfigWatcher(path)
+	poll := func() {
+		t.Helper()
+		for range 2 { // a change applies once two reads agree
+			if err := w.poll(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	rejected := func() int64 {
+		var rm metricdata.ResourceMetrics
+		if err := reader.Collect(context.Background(), &rm); err != nil {
+			t.Fatal(err)
+		}
+		for _, sm := range rm.ScopeMetrics {
+			for _, m := range sm.Metrics {
+				if sum, ok := m.Data.(metricdata.Sum[int64]); ok && m.Name == "translate.config.rejected" {
+					var n int64
+					for _, p := range sum.DataPoints {
+						n += p.Value
+					}
+					return n
+				}
+			}
+		}
+		return 0
+	}
+
+	writeAtomic(t, path, file("0.1"))
+	poll()
+	poll() // the same bad content is not counted twice
+	if got := c.cfg.Load().breaker.FailureRatio; got != 0.5 {
+		t.Errorf("failure ratio %v after the bad push, want the running 0.5", got)
+	}
+	if n := rejected(); n != 1 {
+		t.Errorf("translate.config.rejected = %d, want 1", n)
+	}
+	if lines := sink.matching("breaker.failure_ratio: must be within 0.2..0.9"); len(lines) == 0 || !strings.HasPrefix(lines[0], "WARN") {
+		t.Errorf("no warning naming breaker.failure_ratio; log %q", sink.matching(""))
+	}
+
+	writeAtomic(t, path, file("0.6"))
+	poll()
+	if got := c.cfg.Load().breaker.FailureRatio; got != 0.6 {
+		t.Errorf("failure ratio %v after a good push, want 0.6", got)
+	}
+	if n := rejected(); n != 1 {
+		t.Errorf("translate.config.rejected = %d after a good push, want still 1", n)
 	}
 }
