@@ -322,8 +322,8 @@ func TestWatchBound(t *testing.T) {
 	}
 }
 
-// TestWatchConfigReconfiguresClient runs WatchConfig on a real Client: a new engine in the
-// file shows in Engines.
+// TestWatchConfigReconfiguresClient runs WatchConfig's watcher on a real Client, at
+// WatchConfig's pace: a new engine in the file shows in Engines.
 func TestWatchConfigReconfiguresClient(t *testing.T) {
 	registerTestTypes()
 	path := filepath.Join(t.TempDir(), "config.json")
@@ -339,7 +339,8 @@ func TestWatchConfigReconfiguresClient(t *testing.T) {
 	defer c.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- WatchConfig(ctx, c, path) }()
+	w := c.newConfigWatcher(path) // what WatchConfig runs; built here so that it reads the file before the change
+	go func() { done <- w.run(ctx, watchEvery) }()
 	defer func() { cancel(); <-done }()
 	writeAtomic(t, path, []byte(`{"engines":[{"name":"a","type":"cfgtest"},{"name":"b","type":"cfgtest"}]}`))
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
