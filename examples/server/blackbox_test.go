@@ -290,3 +290,44 @@ func TestConfigFile(t *testing.T) {
 		t.Errorf("bad config: %v\n%s", err, out)
 	}
 }
+
+// TestConfigFileBundledTypes: a configuration file may name the bundled adapters' types
+// (registered by engines/all), here the simulated "fake" with a prefix.
+func TestConfigFileBundledTypes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := binary(t)
+	file := filepath.Join(t.TempDir(), "bundled.json")
+	os.WriteFile(file, []byte(`{"engines":[{"name":"bundled","type":"fake","settings":{"prefix":"FAKE "}}]}`), 0o644)
+	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-config", file)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+	stdout, _ := cmd.StdoutPipe()
+	logs := &lockedBuffer{}
+	cmd.Stderr = logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		if err := <-exited; err != nil {
+			t.Errorf("exit after SIGTERM: %v\n%s", err, logs)
+		}
+	}()
+	sc := bufio.NewScanner(stdout)
+	var banner []string
+	for len(banner) < 2 && sc.Scan() {
+		banner = append(banner, sc.Text())
+	}
+	go io.Copy(io.Discard, stdout)
+	base := regexp.MustCompile(`http://127\.0\.0\.1:\d+`).FindString(strings.Join(banner, "\n"))
+	if base == "" {
+		t.Fatalf("banner %q; log:\n%s", banner, logs)
+	}
+	a := post(t, base+"/v1/translate", "application/json", `{"text":"hello","source_lang":"en","target_lang":"fr"}`)
+	if a.code() != 0 || a.body["data"].(map[string]any)["translated_text"] != "FAKE hello" {
+		t.Errorf("translate through the bundled fake type: %v", a.body)
+	}
+}

@@ -35,6 +35,7 @@ import (
 	"time"
 
 	"github.com/fanyi-go/translate"
+	"github.com/fanyi-go/translate/engines/all"
 )
 
 // settings are the server's flags.
@@ -106,9 +107,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	var names []string
 	simulated := false
 	if s.config != "" {
-		// The file names its engines by type: "simulated" is registered here; add
-		// all.Register() from engines/all for the bundled adapters.
+		// The file names its engines by type: "simulated" is registered here, the
+		// bundled adapters ("deepl", "openai", "fake", ...) by engines/all.
 		registerSimulated()
+		all.Register()
 		cfg, err := translate.LoadConfig(s.config)
 		if err != nil {
 			fmt.Fprintln(stderr, "server:", err)
