@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -190,7 +191,11 @@ func (w *walk) call(e *engine, l *lease) (*EngineResult, error) {
 	}
 	w.ended = time.Now()
 	lat := w.ended.Sub(start)
-	err = c.check(actx, w.ctx, e, r, l.texts, out, err)
+	if w.j.pack {
+		err = c.checkPack(w, actx, e, l.texts, out, err)
+	} else {
+		err = c.check(actx, w.ctx, e, r, l.texts, out, err)
+	}
 	c.obs.attemptEnd(actx, span, e, n, lat, err)
 	w.sc.giveBack(req, dctx)
 	w.attempts = append(w.attempts, Attempt{Engine: e.name, Latency: lat, Err: err})
@@ -275,15 +280,45 @@ func (c *Client) check(actx, ctx context.Context, e *engine, r *request, texts [
 		return bad(fmt.Sprintf("%T returned %d texts for %d", e.eng, len(out.Texts), len(texts)))
 	}
 	for i, src := range texts {
-		got := out.Texts[i]
-		switch {
-		case strings.TrimSpace(got) == "" && strings.TrimSpace(src) != "":
-			return bad("empty translation")
-		case placeholder.Lost(src, got) != nil:
-			return bad(fmt.Sprintf("translation lost %d placeholder(s)", len(placeholder.Lost(src, got))))
-		case echoed(src, got, r, out):
-			return bad("text came back untranslated")
+		if err := checkText(e, r, src, out.Texts[i], out); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// checkText checks one translated text: KindBadOutput when it is empty, lost a placeholder
+// or echoes the source.
+func checkText(e *engine, r *request, src, got string, out *EngineResult) error {
+	bad := func(msg string) error { return &Error{Kind: KindBadOutput, Engine: e.name, Message: msg} }
+	switch {
+	case strings.TrimSpace(got) == "" && strings.TrimSpace(src) != "":
+		return bad("empty translation")
+	case placeholder.Lost(src, got) != nil:
+		return bad(fmt.Sprintf("translation lost %d placeholder(s)", len(placeholder.Lost(src, got))))
+	case echoed(src, got, r, out):
+		return bad("text came back untranslated")
+	}
+	return nil
+}
+
+// checkPack checks a packed call's answer: a failure or a malformed answer fails the call
+// as a whole, and so does an answer whose every text is bad; otherwise the bad texts are
+// noted in w.bad, to fail over alone, and the call succeeds for the others.
+func (c *Client) checkPack(w *walk, actx context.Context, e *engine, texts []string, out *EngineResult, err error) error {
+	if err != nil || out == nil || len(out.Texts) != len(texts) {
+		return c.check(actx, w.ctx, e, w.r, texts, out, err)
+	}
+	w.bad = w.bad[:0]
+	var first error
+	for i, src := range texts {
+		if err := checkText(e, w.r, src, out.Texts[i], out); err != nil {
+			w.bad = append(w.bad, i)
+			first = cmp.Or(first, err)
+		}
+	}
+	if len(w.bad) == len(texts) {
+		return first
 	}
 	return nil
 }

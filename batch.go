@@ -2,7 +2,11 @@ package translate
 
 import (
 	"context"
+	"strings"
 	"sync"
+	"time"
+
+	"github.com/fanyi-go/translate/internal/segment"
 )
 
 // BatchResult is one answer of TranslateBatch: a Result or an error.
@@ -11,8 +15,25 @@ type BatchResult struct {
 	Err    error
 }
 
-// TranslateBatch translates every request, at most WithBatchConcurrency at a time, and
-// returns the answers in the order of reqs, each with its own error.
+// packMaxChars bounds the texts TranslateBatch packs: longer ones are translated alone
+// (segmented like any long text).
+const packMaxChars = 2000
+
+// TranslateBatch translates every request and returns the answers in the order of reqs,
+// each with its own Result or error.
+//
+// Requests that share source, target, scene, style and routing choice (Engine,
+// AllowFallback, Priority, UserID, NoCache, Regions) are packed: their texts go to the
+// engines in calls of up to the engine's Profile.MaxTexts texts and Profile.MaxChars
+// characters, as every vendor API allows (DeepL 50 texts, Google 128, Microsoft 1,000).
+// Each request keeps its own cache lookup and cache entry, request id (generated), cost
+// (its share of the calls, by characters) and error. A packed call that fails fails over as
+// a whole; a text that comes back bad (empty, echoed, placeholders lost) fails over alone,
+// to another engine. Identical texts in a pack are translated once.
+//
+// Requests with a RequestID of their own (each reaches an engine at most once, on its
+// own), and texts over 2,000 characters, are translated one by one as Translate does.
+// Packs and single requests run at most WithBatchConcurrency at a time.
 func (c *Client) TranslateBatch(ctx context.Context, reqs []Request) []BatchResult {
 	out := make([]BatchResult, len(reqs))
 	if c.closed.Load() {
@@ -24,20 +45,208 @@ func (c *Client) TranslateBatch(ctx context.Context, reqs []Request) []BatchResu
 	sem := make(chan struct{}, c.batchConc)
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	for i := range reqs {
+	for _, task := range c.batchTasks(reqs) {
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
-			for k := i; k < len(reqs); k++ {
-				out[k].Err = ctx.Err()
+			for _, i := range task {
+				out[i].Err = ctx.Err()
 			}
-			return out
+			continue
 		}
 		wg.Add(1)
-		go func(i int) {
+		go func() {
 			defer func() { <-sem; wg.Done() }()
-			out[i].Result, out[i].Err = c.Translate(ctx, reqs[i])
-		}(i)
+			if len(task) == 1 {
+				out[task[0]].Result, out[task[0]].Err = c.Translate(ctx, reqs[task[0]])
+				return
+			}
+			c.translatePack(ctx, reqs, task, out)
+		}()
 	}
 	return out
+}
+
+// packKey is what requests packed into the same engine calls share.
+type packKey struct {
+	source, target, engine, user, regions string
+	scene                                 Scene
+	style                                 Style
+	priority                              Priority
+	fallback, noCache                     bool
+}
+
+// batchTasks groups reqs into tasks: packs of requests that may share engine calls, of up
+// to packSize(), and single requests.
+func (c *Client) batchTasks(reqs []Request) [][]int {
+	var tasks [][]int
+	groups := map[packKey][]int{}
+	var order []packKey
+	for i := range reqs {
+		r := &reqs[i]
+		if r.RequestID != "" || len(r.Text) > 4*packMaxChars {
+			tasks = append(tasks, []int{i})
+			continue
+		}
+		k := packKey{source: r.Source, target: r.Target, engine: r.Engine, user: r.UserID,
+			regions: strings.Join(r.Regions, ","), scene: r.Scene, style: r.Style, priority: r.Priority,
+			fallback: r.AllowFallback, noCache: r.NoCache}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], i)
+	}
+	size := c.packSize()
+	for _, k := range order {
+		g := groups[k]
+		for len(g) > 0 {
+			n := min(len(g), size)
+			tasks = append(tasks, g[:n:n])
+			g = g[n:]
+		}
+	}
+	return tasks
+}
+
+// packSize is how many requests one pack holds: the largest MaxTexts among the engines, so
+// that a pack is one call to the engine with the most room, and a few to the others.
+func (c *Client) packSize() int {
+	size := 1
+	for _, e := range c.cfg.Load().engines {
+		size = max(size, e.prof.MaxTexts)
+	}
+	return min(size, 1000)
+}
+
+// packItem is one request of a pack.
+type packItem struct {
+	i     int // index in the batch
+	r     request
+	stale *cacheEntry
+	lead  int // index (in the pack) of the item whose text this one shares; itself if none
+	part  int // index of its text among the pack's parts
+}
+
+// translatePack answers the requests idx of reqs through shared engine calls.
+func (c *Client) translatePack(ctx context.Context, reqs []Request, idx []int, out []BatchResult) {
+	now := c.now()
+	c.maybeFold(now)
+	items := make([]packItem, 0, len(idx))
+	byText := map[string]int{}
+	var texts []string
+	for _, i := range idx {
+		it := packItem{i: i}
+		if err := c.prepare(&reqs[i], &it.r, now); err != nil {
+			out[i].Err = err
+			c.obs.requestEnd(ctx, nil, &it.r, nil, err, 0)
+			continue
+		}
+		if it.r.chars > packMaxChars || !c.packable(&it.r) {
+			out[i].Result, out[i].Err = c.Translate(ctx, reqs[i])
+			continue
+		}
+		stale, hit := c.lookup(&it.r, now)
+		if hit != nil {
+			out[i].Result = hit
+			c.obs.requestEnd(ctx, nil, &it.r, hit, nil, 0)
+			continue
+		}
+		it.stale, it.lead = stale, len(items)
+		if lead, ok := byText[it.r.Text]; ok {
+			it.lead = lead
+		} else {
+			byText[it.r.Text] = len(items)
+			it.part = len(texts)
+			texts = append(texts, it.r.Text)
+		}
+		items = append(items, it)
+	}
+	if len(items) == 0 {
+		return
+	}
+	c.runPack(ctx, reqs, items, texts, out, now)
+}
+
+// packable reports whether r's text fits every engine's MaxChars, so that no engine has to
+// split it: packed texts are never segmented.
+func (c *Client) packable(r *request) bool {
+	for _, e := range r.s.engines {
+		if e.prof.MaxChars > 0 && r.chars > e.prof.MaxChars {
+			return false
+		}
+	}
+	return true
+}
+
+// runPack walks the pack's texts through the engines as one job and answers every item.
+func (c *Client) runPack(ctx context.Context, reqs []Request, items []packItem, texts []string, out []BatchResult, now int64) {
+	sc := c.getScratch(len(items[0].r.s.engines))
+	defer c.putScratch(sc)
+	r := &sc.r
+	*r = items[0].r
+	r.NoCache, r.RequestID, r.Text, r.chars = true, "", texts[0], 0
+	for _, t := range texts {
+		r.chars += runeCount(t)
+	}
+	r.t0 = time.Now()
+	b := c.newResult("")
+	w := c.newWalk(ctx, r, b, nil, now, sc)
+	sc.j = job{split: segment.Segments{Parts: texts, Seps: make([]string, len(texts))}, pack: true}
+	w.j = &sc.j
+	err := w.run()
+	for k := range items {
+		it := &items[k]
+		res, ierr := w.packAnswer(k, items, err)
+		if res == nil && ierr == nil { // its text came back bad: it fails over alone
+			req := reqs[it.i]
+			res, ierr = c.doAvoiding(ctx, &req, nil, w.j.partBy[items[it.lead].part].name)
+			out[it.i].Result, out[it.i].Err = res, ierr
+			continue
+		}
+		out[it.i].Result, out[it.i].Err = res, ierr
+		if ierr == nil && !res.FromCache {
+			c.remember(&it.r, res, nil, []string{res.Engine}, now)
+		}
+		c.obs.requestEnd(ctx, nil, &it.r, res, ierr, w.ended.Sub(w.start))
+	}
+}
+
+// packAnswer is an item's answer after its pack's walk: its text and its share of the cost,
+// its stale entry or the pack's error when the pack failed, or (nil, nil) when its text
+// came back bad and must fail over alone.
+func (w *walk) packAnswer(k int, items []packItem, err error) (*Result, error) {
+	it := &items[k]
+	if err != nil {
+		w.stale, w.lastErr = it.stale, err
+		if !w.staleServes() {
+			return nil, err
+		}
+		res := &w.c.newResult("").Result
+		res.Text, res.Source = it.stale.res.Text, it.stale.res.Source
+		res.FromCache, res.Degraded = true, true
+		res.Latency = time.Since(w.start)
+		res.Attempts = append(res.Attempts, w.attempts...)
+		w.c.obs.degraded(howStaleCache)
+		return res, nil
+	}
+	part := items[it.lead].part
+	if w.j.failed[part] {
+		return nil, nil
+	}
+	e := w.j.partBy[part]
+	res := &w.c.newResult("").Result
+	res.Text, res.Engine = w.j.out[part], e.name
+	res.Source = w.r.Source
+	if it.r.src != nil {
+		res.Source = it.r.src.Canon
+	} else if w.j.srcTag != "" {
+		res.Source = w.j.srcTag
+	}
+	res.Latency = w.ended.Sub(w.start)
+	res.Degraded = w.stage.degraded()
+	if it.lead == k && w.r.chars > 0 { // a text shared by several requests is paid by the first
+		res.Cost = w.j.cost * float64(it.r.chars) / float64(w.r.chars)
+	}
+	res.Attempts = append(res.Attempts, w.attempts...)
+	return res, nil
 }

@@ -45,11 +45,29 @@ type walk struct {
 	sc       *scratch
 	stored   *StoredAnswer // the Store's answer (second-level cache or the request id's first)
 	launched bool          // a hedged attempt started a call (attempt numbering)
+	bad      []int         // packed call: indices (in the call's texts) of the texts that came back bad
+}
+
+// newWalk starts r's walk, with b for its Result and stale, if not nil, to fall back on.
+// r.t0 is set.
+func (c *Client) newWalk(ctx context.Context, r *request, b *resultBuf, stale *cacheEntry, now int64, sc *scratch) walk {
+	r.id = b.RequestID
+	w := walk{c: c, ctx: ctx, r: r, stale: stale, plan: planFor(r), attempts: b.Attempts,
+		deadline: r.t0.Add(r.s.deadline), now: now, start: r.t0, sc: sc}
+	if d, ok := ctx.Deadline(); ok && d.Before(w.deadline) {
+		w.deadline = d
+	}
+	return w
 }
 
 // run walks until the request is served or fails for good. It returns nil when the job is
 // done or a stale entry serves (w.stage == stageStale).
 func (w *walk) run() error {
+	if a := w.r.avoid; a != "" { // a packed text that came back bad: not that engine again
+		if e := w.r.s.byName[a]; e != nil {
+			w.tried.add(e.idx)
+		}
+	}
 	for {
 		if err := w.ctx.Err(); err != nil {
 			return err
@@ -214,6 +232,9 @@ func (w *walk) skip(e *engine, err error) {
 // next segments go to the same engine.
 func (w *walk) accept(e *engine, out *EngineResult) bool {
 	j := w.j
+	if j.pack {
+		j.settlePack(e, len(out.Texts), w.bad)
+	}
 	j.out = append(j.out, out.Texts...)
 	j.next += len(out.Texts)
 	j.credit(e.name)
@@ -384,6 +405,23 @@ type job struct {
 	resplitBy *engine  // the engine whose TextTooLong answer forced the last re-split
 	cost      float64
 	srcTag    string
+	// A packed batch (TranslateBatch): the parts are separate texts, never split or
+	// stitched; each part records the engine that made it, or that it came back bad.
+	pack   bool
+	partBy []*engine
+	failed []bool
+}
+
+// settlePack records the engine of the n parts a packed call answered, and which of them
+// came back bad (bad: indices in the call's texts).
+func (j *job) settlePack(e *engine, n int, bad []int) {
+	for range n {
+		j.partBy = append(j.partBy, e)
+		j.failed = append(j.failed, false)
+	}
+	for _, i := range bad {
+		j.failed[j.next+i] = true
+	}
 }
 
 // prepare splits the untranslated parts longer than maxChars. Parts already translated are
@@ -444,14 +482,27 @@ func (j *job) credit(name string) {
 	}
 }
 
-// batch returns the texts of e's next call, splitting the rest for e's MaxChars first.
+// batch returns the texts of e's next call: at most MaxTexts parts and MaxChars characters
+// in all (at least one part), splitting the rest for e's MaxChars first unless the parts
+// are a packed batch's texts.
 func (j *job) batch(e *engine) []string {
 	maxChars := e.prof.MaxChars
 	if j.forceMax > 0 && (maxChars == 0 || j.forceMax < maxChars) {
 		maxChars = j.forceMax
 	}
-	j.prepare(maxChars)
+	if !j.pack {
+		j.prepare(maxChars)
+	}
 	n := min(len(j.split.Parts)-j.next, e.prof.MaxTexts)
+	if maxChars > 0 && n > 1 {
+		sum := 0
+		for k, p := range j.split.Parts[j.next : j.next+n] {
+			if sum += runeCount(p); sum > maxChars && k > 0 {
+				n = k
+				break
+			}
+		}
+	}
 	return j.split.Parts[j.next : j.next+n]
 }
 

@@ -1,0 +1,208 @@
+package translate_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/text/language"
+
+	"github.com/fanyi-go/translate"
+	"github.com/fanyi-go/translate/engines/fake"
+)
+
+// shortTexts returns n distinct texts of 20 to 60 characters.
+func shortTexts(n int) []translate.Request {
+	reqs := make([]translate.Request, n)
+	for i := range reqs {
+		t := fmt.Sprintf("item %04d of the catalogue ", i)
+		t += strings.Repeat("x", i%33) // 27 + 0..32 characters
+		reqs[i] = req(t)
+	}
+	return reqs
+}
+
+// packed is a profile that takes 50 texts and 5,000 characters per call, like DeepL.
+var packed = translate.Profile{Quality: 90, MaxTexts: 50, MaxChars: 5000}
+
+// TestBatchPacksCalls: the target: 1,000 short texts to an engine taking 50 texts
+// per call make at most 25 calls (1,000 before), and every answer is its own text's.
+func TestBatchPacksCalls(t *testing.T) {
+	a := fake.New("a")
+	c := newClient(t, translate.WithEngine(a, packed), translate.WithClock(newClock()))
+	reqs := shortTexts(1000)
+	out := c.TranslateBatch(context.Background(), reqs)
+	for i, br := range out {
+		if br.Err != nil {
+			t.Fatalf("item %d: %v", i, br.Err)
+		}
+		if want := "[es] " + reqs[i].Text; br.Result.Text != want || br.Result.Engine != "a" {
+			t.Fatalf("item %d: %q by %s, want %q", i, br.Result.Text, br.Result.Engine, want)
+		}
+	}
+	if a.Calls() > 25 {
+		t.Errorf("%d engine calls for 1,000 texts with MaxTexts 50, want at most 25", a.Calls())
+	}
+	for _, r := range a.Requests() {
+		if len(r.Texts) > 50 {
+			t.Errorf("a call of %d texts, MaxTexts is 50", len(r.Texts))
+		}
+	}
+}
+
+// TestBatchPackRespectsMaxChars: a call never carries more than MaxChars characters.
+func TestBatchPackRespectsMaxChars(t *testing.T) {
+	a := fake.New("a")
+	p := packed
+	p.MaxChars = 500
+	c := newClient(t, translate.WithEngine(a, p), translate.WithClock(newClock()))
+	out := c.TranslateBatch(context.Background(), shortTexts(200))
+	for i, br := range out {
+		if br.Err != nil {
+			t.Fatalf("item %d: %v", i, br.Err)
+		}
+	}
+	for _, r := range a.Requests() {
+		n := 0
+		for _, s := range r.Texts {
+			n += len(s)
+		}
+		if n > 500 {
+			t.Fatalf("a call of %d characters, MaxChars is 500", n)
+		}
+	}
+	if a.Calls() < 200*27/500 {
+		t.Errorf("%d calls: too few for 500 characters each", a.Calls())
+	}
+}
+
+// TestBatchItemsKeepCacheCostAndErrors: each item has its own cache lookup and entry,
+// cost, request id and error; duplicates are translated once.
+func TestBatchItemsKeepCacheCostAndErrors(t *testing.T) {
+	a := fake.New("a")
+	p := packed
+	p.CostPerMillion = 1_000_000 // one credit per character
+	c := newClient(t, translate.WithEngine(a, p), translate.WithCache(100, time.Hour), translate.WithClock(newClock()))
+	ctx := context.Background()
+	if _, err := c.Translate(ctx, req("cached before")); err != nil {
+		t.Fatal(err)
+	}
+	reqs := []translate.Request{req("cached before"), req("one"), req("three"), req("one"),
+		{Text: "bad target", Target: "not a tag!"}}
+	out := c.TranslateBatch(ctx, reqs)
+	type item struct {
+		Text      string
+		FromCache bool
+		Cost      float64
+		Err       translate.Kind
+	}
+	var got []item
+	ids := map[string]bool{}
+	for _, br := range out {
+		if br.Err != nil {
+			got = append(got, item{Err: translate.KindOf(br.Err)})
+			continue
+		}
+		got = append(got, item{br.Result.Text, br.Result.FromCache, br.Result.Cost, translate.KindUnknown})
+		ids[br.Result.RequestID] = true
+	}
+	want := []item{{"[es] cached before", true, 0, translate.KindUnknown}, {"[es] one", false, 3, translate.KindUnknown},
+		{"[es] three", false, 5, translate.KindUnknown}, {"[es] one", false, 0, translate.KindUnknown}, {Err: translate.KindInvalidInput}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("items (-want +got):\n%s", d)
+	}
+	if len(ids) != 4 {
+		t.Errorf("%d distinct request ids for 4 answers", len(ids))
+	}
+	if got := a.Requests(); len(got) != 2 || len(got[1].Texts) != 2 {
+		t.Errorf("engine requests %+v, want the warm-up and one call of the 2 distinct new texts", got)
+	}
+	res, err := c.Translate(ctx, req("three"))
+	if err != nil || !res.FromCache {
+		t.Errorf("a packed answer was not cached: %+v, %v", res, err)
+	}
+}
+
+// TestBatchBadItemFailsOverAlone: a text that comes back echoed from a packed call goes to
+// another engine alone; the others keep the packed call's answers.
+func TestBatchBadItemFailsOverAlone(t *testing.T) {
+	a := fake.New("a", fake.WithTranslator(func(text string, _, target language.Tag) string {
+		if text == "echo me please" {
+			return text
+		}
+		return "[" + target.String() + "] " + text
+	}))
+	b := fake.New("b")
+	c := newClient(t, sharp, translate.WithEngine(a, packed), translate.WithEngine(b, translate.Profile{Quality: 1, MaxTexts: 50}),
+		translate.WithClock(newClock()))
+	reqs := []translate.Request{req("first text here"), req("echo me please"), req("third text here")}
+	out := c.TranslateBatch(context.Background(), reqs)
+	var got []string
+	for _, br := range out {
+		if br.Err != nil {
+			t.Fatal(br.Err)
+		}
+		got = append(got, br.Result.Engine+": "+br.Result.Text)
+	}
+	want := []string{"a: [es] first text here", "b: [es] echo me please", "a: [es] third text here"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	if a.Calls() != 1 || b.Calls() != 1 {
+		t.Errorf("calls a=%d b=%d, want 1 and 1 (b for the echoed text alone)", a.Calls(), b.Calls())
+	}
+	if n := len(b.Requests()[0].Texts); n != 1 {
+		t.Errorf("b got %d texts, want the bad one alone", n)
+	}
+}
+
+// TestBatchPackFailsOverAsAWhole: a packed call that fails goes to the next engine as one
+// call.
+func TestBatchPackFailsOverAsAWhole(t *testing.T) {
+	a, b := fake.New("a"), fake.New("b")
+	a.Down(translate.KindUnavailable)
+	c := newClient(t, sharp, translate.WithEngine(a, packed), translate.WithEngine(b, translate.Profile{Quality: 1, MaxTexts: 50}),
+		translate.WithClock(newClock()))
+	out := c.TranslateBatch(context.Background(), shortTexts(50))
+	for i, br := range out {
+		if br.Err != nil || br.Result.Engine != "b" {
+			t.Fatalf("item %d: %+v, %v", i, br.Result, br.Err)
+		}
+		if d := cmp.Diff([]string{"a", "b"}, engineNames(br.Result.Attempts)); d != "" {
+			t.Fatalf("item %d attempts (-want +got):\n%s", i, d)
+		}
+	}
+	if a.Calls() != 1 || b.Calls() != 1 {
+		t.Errorf("calls a=%d b=%d, want one packed call each", a.Calls(), b.Calls())
+	}
+}
+
+// TestBatchAloneWhenItMust: requests with their own RequestID, and different targets, are
+// not packed together.
+func TestBatchAloneWhenItMust(t *testing.T) {
+	a := fake.New("a")
+	c := newClient(t, translate.WithEngine(a, packed), translate.WithClock(newClock()))
+	withID := req("has an id")
+	withID.RequestID = "id-7"
+	fr := req("to french")
+	fr.Target = "fr"
+	out := c.TranslateBatch(context.Background(), []translate.Request{req("one"), withID, req("two"), fr})
+	for i, br := range out {
+		if br.Err != nil {
+			t.Fatalf("item %d: %v", i, br.Err)
+		}
+	}
+	var sizes []int
+	for _, r := range a.Requests() {
+		sizes = append(sizes, len(r.Texts))
+	}
+	if len(sizes) != 3 || sizes[0]+sizes[1]+sizes[2] != 4 {
+		t.Errorf("call sizes %v, want one pack of 2 and two single calls", sizes)
+	}
+	if out[1].Result.RequestID != "id-7" {
+		t.Errorf("request id %q, want id-7", out[1].Result.RequestID)
+	}
+}
