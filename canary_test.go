@@ -72,9 +72,7 @@ func TestCanaryRamp(t *testing.T) {
 		t.Fatal(err)
 	}
 	if in := canaryUsers(t, c, users); len(in) != 0 {
-		t.Errorf("FIX (contract): after lowering the canary share to 0, %d of %d users still reached the canary. "+
-			"Profile.Canary documents 0 as \"not a canary\", which makes the engine a normal one that takes "+
-			"traffic by weight; issue 9 says lowering the share to 0 stops new traffic at the next request",
+		t.Errorf(`after lowering "canary" to 0, %d of %d users still reached the canary; want none from the next request`,
 			len(in), users)
 	}
 }
@@ -97,5 +95,45 @@ func TestCanaryRampDown(t *testing.T) {
 	}
 	if len(narrow) == 0 || len(narrow) >= len(wide) {
 		t.Errorf("5%%: %d users, 20%%: %d users", len(narrow), len(wide))
+	}
+}
+
+// TestCanaryPromotion: a canary whose "canary" is left out of the next config is a normal
+// engine, and requests without a UserID reach it by weight; "canary": 0 instead stops it.
+func TestCanaryPromotion(t *testing.T) {
+	rcType()
+	vendor := rcVendorFor(t, &rcVendor{})
+	promoted := rcParse(t, `{"cache": {"disabled": true}, "engines": [
+	    {"name": "stable", "type": "rc", "settings": {"vendor": %q}, "profile": {"quality": 50}},
+	    {"name": "canary", "type": "rc", "settings": {"vendor": %q}, "profile": {"quality": 90}}
+	  ]}`, vendor, vendor)
+	c := newClient(t, translate.WithConfig(canaryConfig(t, vendor, 100)), translate.WithClock(newClock()))
+	served := func() int {
+		n := 0
+		for i := range 200 {
+			res, err := c.Translate(context.Background(), req(fmt.Sprintf("anonymous %d", i)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Engine == "canary" {
+				n++
+			}
+		}
+		return n
+	}
+	if n := served(); n != 0 {
+		t.Errorf("canary at 100%%: %d of 200 requests without a UserID reached it, want 0", n)
+	}
+	if err := c.Reconfigure(promoted); err != nil {
+		t.Fatal(err)
+	}
+	if n := served(); n < 100 {
+		t.Errorf("promoted: %d of 200 requests reached the better engine, want most", n)
+	}
+	if err := c.Reconfigure(canaryConfig(t, vendor, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if n := served(); n != 0 {
+		t.Errorf(`"canary": 0: %d of 200 requests reached it, want 0`, n)
 	}
 }

@@ -575,7 +575,19 @@ var (
 	sceneType        = reflect.TypeFor[Scene]()
 	engineConfigType = reflect.TypeFor[EngineConfig]()
 	profileType      = reflect.TypeFor[Profile]()
+
+	// the places of Profile's Canary and Staged fields, for the given bits
+	canaryField = fieldIndex(profileType, "Canary")
+	stagedField = fieldIndex(profileType, "Staged")
 )
+
+func fieldIndex(t reflect.Type, name string) int {
+	f, ok := t.FieldByName(name)
+	if !ok || len(f.Index) != 1 {
+		panic("translate: no field " + t.Name() + "." + name)
+	}
+	return f.Index[0]
+}
 
 // decodeConfig decodes data strictly into a Config, without the checks of Config.check.
 func decodeConfig(data []byte) (*Config, error) {
@@ -833,6 +845,10 @@ func decodeEngine(path string, raw []byte, v reflect.Value) error {
 			return err
 		}
 		ec := v.Addr().Interface().(*EngineConfig)
+		if given&(1<<canaryField) != 0 && ec.Profile.Canary == 0 { // a canary lowered to 0 (Profile.Staged)
+			ec.Profile.Staged = true
+			given |= 1 << stagedField
+		}
 		ec.given = given
 	}
 	return nil

@@ -68,7 +68,7 @@ const sample = `{
   "engines": [
     {"name": "deepl", "type": "cfgtest", "settings": {"key": "env:CFGTEST_KEY"},
      "profile": {"quality": 92, "class": "standard", "cost_per_million": 20, "timeout": "6s",
-                 "rate_limit": 50, "quota": 500000, "region": "eu", "canary": 0}},
+                 "rate_limit": 50, "quota": 500000, "region": "eu"}},
     {"name": "libre", "type": "cfgtest", "settings": {"base_url": "http://127.0.0.1:5000"},
      "profile": {"class": "free", "fallback_only": true, "scene_quality": {"legal": 95, "chat": 60}}}
   ],
@@ -111,7 +111,7 @@ func TestParseConfigSample(t *testing.T) {
 			{Name: "deepl", Type: "cfgtest", Settings: map[string]string{"key": "env:CFGTEST_KEY"},
 				Profile: Profile{Quality: 92, Class: ClassStandard, CostPerMillion: 20, Timeout: 6 * time.Second,
 					RateLimit: 50, Quota: 500000, Region: "eu"},
-				given: bit(t, "Quality", "Class", "CostPerMillion", "Timeout", "RateLimit", "Quota", "Region", "Canary")},
+				given: bit(t, "Quality", "Class", "CostPerMillion", "Timeout", "RateLimit", "Quota", "Region")},
 			{Name: "libre", Type: "cfgtest", Settings: map[string]string{"base_url": "http://127.0.0.1:5000"},
 				Profile: Profile{Class: ClassFree, FallbackOnly: true, SceneQuality: map[Scene]float64{SceneLegal: 95, SceneChat: 60}},
 				given:   bit(t, "Class", "FallbackOnly", "SceneQuality")},
@@ -394,7 +394,11 @@ func randomConfig(r *rand.Rand) *Config {
 				p.SceneQuality[Scene(r.IntN(len(sceneNames)))] = f(100)
 			}
 		}
+		p.Staged = r.IntN(4) == 0
 		ec.given = r.Uint64() & (1<<profileType.NumField() - 1)
+		if ec.given&(1<<canaryField) != 0 && p.Canary == 0 { // as ParseConfig reads "canary": 0
+			p.Staged, ec.given = true, ec.given|1<<stagedField
+		}
 		cfg.Engines = append(cfg.Engines, ec)
 	}
 	if r.IntN(2) == 0 {

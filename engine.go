@@ -222,8 +222,14 @@ type Profile struct {
 	FallbackOnly   bool              // last resort: used only when the normal pool has failed
 	// Canary is the percentage (0..100) of UserIDs this engine serves as a canary: a stable
 	// share of users, chosen by hashing the UserID, is routed to it whenever it is a
-	// candidate; everybody else never reaches it. 0 means the engine is not a canary.
+	// candidate; everybody else reaches it only when no other engine can serve. Raising the
+	// share keeps every user who was in. 0 means the engine is not a canary, unless Staged.
 	Canary float64
+	// Staged keeps the engine a canary at any share, 0 included: lowering Canary to 0 then
+	// stops its traffic at the next request (the rollback of a gray release), where an
+	// engine that is not staged would become a normal one. In a configuration file,
+	// "canary": 0 stages the engine; leaving "canary" out promotes a canary to normal.
+	Staged bool
 	// SafeRate is the request rate (per second) the engine can take safely; as its recent
 	// rate nears it, its routing weight falls (the traffic gate). 0 means RateLimit, and no
 	// gate when both are 0.

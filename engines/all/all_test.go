@@ -174,7 +174,7 @@ const designSample = `{
   "engines": [
     {"name": "deepl", "type": "deepl", "settings": {"auth_key": "env:DEEPL_AUTH_KEY"},
      "profile": {"quality": 92, "class": "standard", "cost_per_million": 20, "timeout": "6s",
-                 "rate_limit": 50, "quota": 500000, "region": "eu", "canary": 0}},
+                 "rate_limit": 50, "quota": 500000, "region": "eu"}},
     {"name": "libre", "type": "libretranslate", "settings": {"base_url": "http://127.0.0.1:5000"},
      "profile": {"class": "free", "fallback_only": true}}
   ],
