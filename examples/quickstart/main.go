@@ -8,8 +8,13 @@
 // engines instead; when apertium-apy is installed, a local Apertium server is started and
 // used too.
 //
+// With -config it runs from a configuration file instead (translate.LoadConfig's format),
+// its engines named by type: the bundled adapters ("deepl", "openai", "fake", ...) are
+// registered with engines/all.
+//
 //	go run ./examples/quickstart "The house is red."
 //	go run ./examples/quickstart -to fr -n 500 "Good morning"
+//	go run ./examples/quickstart -config examples/config/simulated.json "Good morning"
 package main
 
 import (
@@ -27,6 +32,7 @@ import (
 	"golang.org/x/text/language"
 
 	"github.com/fanyi-go/translate"
+	"github.com/fanyi-go/translate/engines/all"
 	"github.com/fanyi-go/translate/engines/fake"
 )
 
@@ -39,7 +45,7 @@ func main() {
 		}
 		os.Exit(2)
 	}
-	if err := run(a.text, a.from, a.to, a.n); err != nil {
+	if err := run(a, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "quickstart:", err)
 		os.Exit(1)
 	}
@@ -48,6 +54,7 @@ func main() {
 type args struct {
 	text, from, to string
 	n              int
+	config         string // configuration file; "" means engines from the environment
 }
 
 // parseArgs reads the flags and the text from the command line into fs.
@@ -56,6 +63,8 @@ func parseArgs(fs *flag.FlagSet, argv []string) (args, error) {
 	fs.StringVar(&a.from, "from", "en", "source language (BCP 47); empty means detect")
 	fs.StringVar(&a.to, "to", "es", "target language (BCP 47)")
 	fs.IntVar(&a.n, "n", 300, "requests for the routing summary; 0 skips it")
+	fs.StringVar(&a.config, "config", "", "configuration file (translate.LoadConfig format; engine types: "+
+		strings.Join(all.Types(), ", ")+"); replaces the engines of the environment")
 	if err := fs.Parse(argv); err != nil {
 		return a, err
 	}
@@ -84,13 +93,14 @@ func textOf(args []string) (string, error) {
 }
 
 func usage() {
-	fmt.Fprintf(os.Stderr, `usage: quickstart [-from en] [-to es] [-n 300] [text ...]
+	fmt.Fprintf(os.Stderr, `usage: quickstart [-from en] [-to es] [-n 300] [-config file.json] [text ...]
 
 Real engines are used when their settings are in the environment:
   DEEPL_AUTH_KEY, GOOGLE_API_KEY, AZURE_TRANSLATOR_KEY + AZURE_TRANSLATOR_REGION,
   BAIDU_APP_ID + BAIDU_SECRET, OPENAI_API_KEY + OPENAI_MODEL [+ OPENAI_BASE_URL],
   LIBRETRANSLATE_URL [+ LIBRETRANSLATE_API_KEY], APERTIUM_URL
 Without vendor keys it runs on simulated engines (engines/fake) with a fault injected.
+With -config the file says everything: engines, by type, and policies.
 
 `)
 	flag.PrintDefaults()
@@ -119,36 +129,35 @@ type jsonAttempt struct {
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-func run(text, from, to string, n int) error {
+// setup is the Client's options and what the program says about its engines.
+type setup struct {
+	opts  []translate.Option
+	used  []string        // one line per engine
+	reals int             // real engines
+	sims  map[string]bool // names of the simulated engines
+	file  string          // the configuration file; "" when the engines come from the environment
+}
+
+func run(a args, w io.Writer) error {
 	ctx := context.Background()
-	reals, warnings, cleanup := realEngines(ctx, os.Getenv)
-	defer cleanup()
-	for _, w := range warnings {
-		fmt.Fprintln(os.Stderr, "warning:", w)
-	}
-	var opts []translate.Option
-	var used []string
-	vendorKeys := false
-	sims := map[string]bool{} // names of the simulated engines
-	for _, r := range reals {
-		opts = append(opts, translate.WithEngine(r.Engine, r.Profile))
-		used = append(used, fmt.Sprintf("%s (real, from %s)", r.Engine.Name(), r.Source))
-		if !strings.Contains(r.Source, "(local") {
-			vendorKeys = true
+	var st setup
+	if a.config != "" {
+		var err error
+		if st, err = fromConfig(a.config); err != nil {
+			return err
 		}
+	} else {
+		var cleanup func()
+		st, cleanup = fromEnvironment(ctx)
+		defer cleanup()
 	}
-	if !vendorKeys {
-		for _, s := range simulated() {
-			opts = append(opts, translate.WithEngine(s.e, s.p))
-			used = append(used, fmt.Sprintf("%s (simulated: %s)", s.e.Name(), s.note))
-			sims[s.e.Name()] = true
-		}
-	}
-	c, err := translate.New(append(opts, translate.WithDeadline(5*time.Second))...)
+	c, err := translate.New(st.opts...)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
+	text, from, to, n := a.text, a.from, a.to, a.n
+	sims := st.sims
 
 	res, err := c.Translate(ctx, translate.Request{Text: text, Source: from, Target: to})
 	if err != nil {
@@ -164,23 +173,83 @@ func run(text, from, to string, n int) error {
 		}
 		out.Attempts = append(out.Attempts, ja)
 	}
-	enc := json.NewEncoder(os.Stdout)
+	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(out); err != nil {
 		return err
 	}
 
 	if n > 0 {
-		summary(ctx, os.Stdout, c, summaryTarget(to), n)
+		summary(ctx, w, c, summaryTarget(to), n)
 	}
-	fmt.Println("\nEngines used:")
-	for _, u := range used {
-		fmt.Println("  -", u)
+	fmt.Fprintln(w, "\nEngines used:")
+	for _, u := range st.used {
+		fmt.Fprintln(w, "  -", u)
 	}
-	if note := engineNote(len(reals), len(sims)); note != "" {
-		fmt.Println("\n" + note)
+	if note := st.note(); note != "" {
+		fmt.Fprintln(w, "\n"+note)
 	}
 	return nil
+}
+
+// note is what the program says after the engines it used.
+func (st setup) note() string {
+	if st.file == "" {
+		return engineNote(st.reals, len(st.sims))
+	}
+	return configNote(st.file, st.reals, len(st.sims))
+}
+
+// fromEnvironment uses the real engines whose settings are in the environment and, without
+// vendor keys, the simulated ones. cleanup stops what it started (a local Apertium).
+func fromEnvironment(ctx context.Context) (setup, func()) {
+	reals, warnings, cleanup := realEngines(ctx, os.Getenv)
+	for _, w := range warnings {
+		fmt.Fprintln(os.Stderr, "warning:", w)
+	}
+	st := setup{reals: len(reals), sims: map[string]bool{}}
+	vendorKeys := false
+	for _, r := range reals {
+		st.opts = append(st.opts, translate.WithEngine(r.Engine, r.Profile))
+		st.used = append(st.used, fmt.Sprintf("%s (real, from %s)", r.Engine.Name(), r.Source))
+		if !strings.Contains(r.Source, "(local") {
+			vendorKeys = true
+		}
+	}
+	if !vendorKeys {
+		for _, s := range simulated() {
+			st.opts = append(st.opts, translate.WithEngine(s.e, s.p))
+			st.used = append(st.used, fmt.Sprintf("%s (simulated: %s)", s.e.Name(), s.note))
+			st.sims[s.e.Name()] = true
+		}
+	}
+	st.opts = append(st.opts, translate.WithDeadline(5*time.Second))
+	return st, cleanup
+}
+
+// fromConfig uses the engines and policies of the configuration file at path, with the
+// bundled adapters' types registered (engines/all).
+func fromConfig(path string) (setup, error) {
+	all.Register()
+	cfg, err := translate.LoadConfig(path)
+	if err != nil {
+		return setup{}, fmt.Errorf("%s: %w", path, err)
+	}
+	st := setup{opts: []translate.Option{translate.WithConfig(cfg)}, sims: map[string]bool{}, file: path}
+	for _, ec := range cfg.Engines {
+		name := ec.Name
+		if name == "" {
+			name = ec.Type
+		}
+		if ec.Type == "fake" {
+			st.sims[name] = true
+			st.used = append(st.used, fmt.Sprintf("%s (simulated, type fake, from %s)", name, path))
+			continue
+		}
+		st.reals++
+		st.used = append(st.used, fmt.Sprintf("%s (type %s, from %s)", name, ec.Type, path))
+	}
+	return st, nil
 }
 
 // engineNote tells the user what served: only simulated engines, real local ones beside
@@ -197,6 +266,18 @@ func engineNote(reals, sims int) string {
 	}
 	return "The local Apertium is a real engine; the others are simulated (their answers are not\n" +
 		"real translations) and stand in for vendor engines.\n" + howto
+}
+
+// configNote tells the user, when the configuration file's engines are all simulated, how
+// to put vendor engines in it.
+func configNote(file string, reals, sims int) string {
+	if sims == 0 || reals > 0 {
+		return ""
+	}
+	return "These are simulated engines (type fake): their answers are not real translations.\n" +
+		"To use vendor engines, give " + file + " engines of their types (deepl, google, microsoft,\n" +
+		"openai, ...) with their keys as \"env:NAME\" settings; examples/config/translate.json\n" +
+		"shows each."
 }
 
 // summaryTarget is the target language of the routing summary: its texts are English, so

@@ -22,6 +22,7 @@ func TestParseArgs(t *testing.T) {
 	}{
 		{argv: nil, want: args{text: defaultText, from: "en", to: "es", n: 300}},
 		{argv: []string{"-to", "fr", "-n", "0", "Good", "morning"}, want: args{text: "Good morning", from: "en", to: "fr", n: 0}},
+		{argv: []string{"-config", "c.json", "hi"}, want: args{text: "hi", from: "en", to: "es", n: 300, config: "c.json"}},
 		{argv: []string{"-n", "-5", "hi"}, wantErr: "-n must be 0 or more"},
 		{argv: []string{""}, wantErr: "empty"},
 		{argv: []string{" ", "\t"}, wantErr: "empty"},
