@@ -5,16 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
-	"go.uber.org/goleak"
 
 	"github.com/fanyi-go/translate"
 	"github.com/fanyi-go/translate/engines/fake"
@@ -82,10 +83,13 @@ func joined(chs []translate.Chunk) string {
 func parts(n int) string {
 	ps := make([]string, n)
 	for i := range ps {
-		ps[i] = fmt.Sprintf("Part %d.", i)
+		ps[i] = partText(i)
 	}
 	return strings.Join(ps, "\n\n")
 }
+
+// partText is paragraph i of parts: "Part i.".
+func partText(i int) string { return fmt.Sprintf("Part %d.", i) }
 
 // partIndex reads i back from "Part i." (-1 for another text).
 func partIndex(text string) int {
@@ -174,7 +178,7 @@ func TestStreamYieldsInSourceOrderAsSoonAsReady(t *testing.T) {
 	items := pump(c.TranslateStream(context.Background(), req(parts(4))))
 	want := func(i int) {
 		t.Helper()
-		it := <-items
+		it := next(t, items)
 		want := translate.Chunk{Segment: i, Text: fmt.Sprintf("[es] Part %d.", i), Engine: "e"}
 		if i < 3 {
 			want.Text += "\n\n"
@@ -199,6 +203,19 @@ func TestStreamYieldsInSourceOrderAsSoonAsReady(t *testing.T) {
 	}
 }
 
+// next receives the next value of a pumped stream. The generous bound only turns a
+// regression that holds a chunk back into a failure instead of a hang.
+func next(t *testing.T, items <-chan item) item {
+	t.Helper()
+	select {
+	case it := <-items:
+		return it
+	case <-time.After(30 * time.Second):
+		t.Fatal("no chunk: the stream holds back a chunk that is ready")
+		return item{}
+	}
+}
+
 // inflight counts calls running at once.
 type inflight struct {
 	now, peak, started, returned atomic.Int32
@@ -220,93 +237,134 @@ func (f *inflight) leave() {
 	f.returned.Add(1)
 }
 
+// Up to WithBatchConcurrency segments are translated at once, and none starts more than
+// 4 × WithBatchConcurrency segments after the first not yet yielded. In virtual time
+// (synctest): synctest.Wait returns once every call that could start has started and
+// blocked, so the counts are exact.
 func TestStreamTranslatesSeveralAtOnceBounded(t *testing.T) {
-	var f inflight
-	full := make(chan struct{})
-	var once sync.Once
-	eng := fake.New("e", fake.WithHook(func(ctx context.Context, r *translate.EngineRequest) error {
-		f.enter()
-		defer f.leave()
-		if f.now.Load() >= 3 {
-			once.Do(func() { close(full) })
+	synctest.Test(t, func(t *testing.T) {
+		const conc = 3
+		var f inflight
+		head := make(chan struct{}) // segment 0 waits on it
+		rest := make(chan struct{}) // every other segment waits on it
+		eng := fake.New("e", fake.WithHook(func(ctx context.Context, r *translate.EngineRequest) error {
+			f.enter()
+			defer f.leave()
+			gate := rest
+			if partIndex(r.Texts[0]) == 0 {
+				gate = head
+			}
+			select {
+			case <-gate:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}))
+		c := newClient(t, translate.WithEngine(eng, translate.Profile{}), translate.WithBatchConcurrency(conc))
+		items := pump(c.TranslateStream(context.Background(), req(parts(40))))
+		synctest.Wait()
+		if s, n := f.started.Load(), f.now.Load(); s != conc || n != conc {
+			t.Fatalf("all calls blocked: %d started, %d running; want %d at once", s, n, conc)
 		}
-		select { // every call waits until three run at once
-		case <-full:
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
+		close(rest) // every segment but the head finishes at once: the stream runs ahead
+		synctest.Wait()
+		if s, n := f.started.Load(), f.now.Load(); s != 4*conc || n != 1 {
+			t.Fatalf("head blocked: %d started, %d running; want %d started (4 × %d ahead), the head running", s, n, 4*conc, conc)
 		}
-	}))
-	c := newClient(t, translate.WithEngine(eng, translate.Profile{}), translate.WithBatchConcurrency(3))
-	chs, err := collect(c.TranslateStream(context.Background(), req(parts(30))))
-	if err != nil || len(chs) != 30 {
-		t.Fatalf("%d chunks, err %v", len(chs), err)
-	}
-	if p := f.peak.Load(); p != 3 {
-		t.Errorf("at most %d calls at once, want 3", p)
-	}
+		close(head)
+		for i := range 40 {
+			it := <-items
+			if it.err != nil || it.ch.Segment != i || it.ch.Partial {
+				t.Fatalf("chunk %d: %+v, %v", i, it.ch, it.err)
+			}
+		}
+		if it, ok := <-items; ok {
+			t.Errorf("after the last chunk: %+v", it)
+		}
+		if p := f.peak.Load(); p != conc {
+			t.Errorf("at most %d calls at once, want %d", p, conc)
+		}
+	})
+}
+
+// stopping runs a stream of 50 segments in virtual time in which segment 0 takes 1s and
+// every other segment 10s, and hands the range to stop, which ends it after segment 0.
+// It checks that the range returns at once (no virtual time passes after segment 0), that
+// every engine call has returned by then, that no goroutine of the stream is left and that
+// no call starts afterwards. It returns what the range yielded.
+func stopping(t *testing.T, stop func(seq iter.Seq2[translate.Chunk, error], cancel context.CancelFunc) []item) []item {
+	var got []item
+	synctest.Test(t, func(t *testing.T) {
+		var f inflight
+		eng := fake.New("e", fake.WithHook(func(ctx context.Context, r *translate.EngineRequest) error {
+			f.enter()
+			defer f.leave()
+			d := 10 * time.Second
+			if partIndex(r.Texts[0]) == 0 {
+				d = time.Second
+			}
+			select {
+			case <-time.After(d):
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}))
+		c := newClient(t, translate.WithEngine(eng, translate.Profile{Timeout: time.Minute}), translate.WithBatchConcurrency(4))
+		before := runtime.NumGoroutine() // the Client's own goroutines
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		t0 := time.Now()
+		got = stop(c.TranslateStream(ctx, req(parts(50))), cancel)
+		if d := time.Since(t0); d != time.Second {
+			t.Errorf("the range returned after %v, want 1s: the work was not stopped at once", d)
+		}
+		if s, r := f.started.Load(), f.returned.Load(); s != r || s != 4 {
+			t.Errorf("when the range returned: %d calls started, %d returned; want 4 and 4", s, r)
+		}
+		synctest.Wait() // a goroutine that has not yet exited (none should be left)
+		if n := runtime.NumGoroutine(); n != before {
+			t.Errorf("%d goroutines after the range, %d before", n, before)
+		}
+		time.Sleep(time.Minute)
+		if s := f.started.Load(); s != 4 {
+			t.Errorf("%d calls started after the range, want none", s-4)
+		}
+	})
+	return got
 }
 
 // Breaking out of the loop stops every call at once and leaves no goroutine behind.
 func TestStreamBreakStopsAllWork(t *testing.T) {
-	var f inflight
-	eng := fake.New("e", fake.WithHook(func(ctx context.Context, r *translate.EngineRequest) error {
-		f.enter()
-		defer f.leave()
-		if partIndex(r.Texts[0]) == 0 {
-			return nil
+	got := stopping(t, func(seq iter.Seq2[translate.Chunk, error], _ context.CancelFunc) []item {
+		var got []item
+		for ch, err := range seq {
+			got = append(got, item{ch, err})
+			break
 		}
-		<-ctx.Done()
-		return ctx.Err()
-	}))
-	c := newClient(t, translate.WithEngine(eng, translate.Profile{}), translate.WithBatchConcurrency(4))
-	before := goleak.IgnoreCurrent() // the Client's own goroutines
-	n := 0
-	for ch, err := range c.TranslateStream(context.Background(), req(parts(50))) {
-		if err != nil || ch.Segment != 0 {
-			t.Fatalf("chunk %+v, err %v", ch, err)
-		}
-		n++
-		break
-	}
-	if s, r := f.started.Load(), f.returned.Load(); s != r || s > 5 {
-		t.Errorf("after the loop: %d calls started, %d returned; want all returned, at most 5 started", s, r)
-	}
-	goleak.VerifyNone(t, before)
-	if n != 1 {
-		t.Errorf("%d chunks", n)
+		return got
+	})
+	want := []item{{ch: translate.Chunk{Segment: 0, Text: "[es] Part 0.\n\n", Engine: "e"}}}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(item{})); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
 
-// Canceling ctx stops every call and ends the stream with ctx's error.
+// Canceling ctx stops every call at once and ends the stream with ctx's error.
 func TestStreamCancel(t *testing.T) {
-	var f inflight
-	eng := fake.New("e", fake.WithHook(func(ctx context.Context, r *translate.EngineRequest) error {
-		f.enter()
-		defer f.leave()
-		if partIndex(r.Texts[0]) == 0 {
-			return nil
+	got := stopping(t, func(seq iter.Seq2[translate.Chunk, error], cancel context.CancelFunc) []item {
+		var got []item
+		for ch, err := range seq {
+			got = append(got, item{ch, err})
+			cancel()
 		}
-		<-ctx.Done()
-		return ctx.Err()
-	}))
-	c := newClient(t, translate.WithEngine(eng, translate.Profile{}), translate.WithBatchConcurrency(4))
-	before := goleak.IgnoreCurrent() // the Client's own goroutines
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var got []item
-	for ch, err := range c.TranslateStream(ctx, req(parts(50))) {
-		got = append(got, item{ch, err})
-		cancel()
-	}
+		return got
+	})
 	want := []item{{ch: translate.Chunk{Segment: 0, Text: "[es] Part 0.\n\n", Engine: "e"}}, {ch: translate.Chunk{Segment: 1}, err: context.Canceled}}
 	if diff := cmp.Diff(want, got, cmp.AllowUnexported(item{}), cmp.Comparer(func(a, b error) bool { return errors.Is(a, b) })); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	if s, r := f.started.Load(), f.returned.Load(); s != r {
-		t.Errorf("after the loop: %d calls started, %d returned", s, r)
-	}
-	goleak.VerifyNone(t, before)
 }
 
 // A stream that breaks mid-way fails over for its segment: Partial chunks, then the final
@@ -345,6 +403,60 @@ func TestStreamFailsOverMidStream(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// acked plays deltas, each yielded only after the test acknowledged the one before on ack,
+// then ends with end (nil: the stream completes).
+func acked(ack <-chan struct{}, end error, deltas ...string) func(ctx context.Context, text string, yield func(string, error) bool) {
+	return func(ctx context.Context, text string, yield func(string, error) bool) {
+		for _, d := range deltas {
+			if !yield(d, nil) {
+				return
+			}
+			select {
+			case <-ack:
+			case <-ctx.Done():
+				return
+			}
+		}
+		if end != nil {
+			yield("", end)
+		}
+	}
+}
+
+// When the engine a segment fails over to streams too, its partial text replaces the
+// broken stream's: the next chunk holds the new engine's text alone, never appended to
+// the old.
+func TestStreamFailoverPartialReplaced(t *testing.T) {
+	ack := make(chan struct{})
+	cut := &translate.Error{Kind: translate.KindUnavailable, Message: "connection cut"}
+	llm := &streamer{name: "llm", play: acked(ack, cut, "Hola", " mun")}
+	llm2 := &streamer{name: "llm2", play: acked(ack, nil, "Hola,", " mundo.")}
+	c := newClient(t, sharp, translate.WithEngine(llm, primary), translate.WithEngine(llm2, secondary))
+	var got []translate.Chunk
+	for ch, err := range c.TranslateStream(context.Background(), req("Hello world.")) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, ch)
+		if ch.Partial {
+			ack <- struct{}{}
+		}
+	}
+	want := []translate.Chunk{
+		{Segment: 0, Text: "Hola", Partial: true, Engine: "llm"},
+		{Segment: 0, Text: "Hola mun", Partial: true, Engine: "llm"},
+		{Segment: 0, Text: "Hola,", Partial: true, Engine: "llm2"},
+		{Segment: 0, Text: "Hola, mundo.", Partial: true, Engine: "llm2"},
+		{Segment: 0, Text: "Hola, mundo.", Engine: "llm2"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if a, b := llm.calls.Load(), llm2.calls.Load(); a != 1 || b != 1 {
+		t.Errorf("calls: llm %d, llm2 %d; want 1 each", a, b)
 	}
 }
 
@@ -521,6 +633,63 @@ func TestStreamBudgetPerSegment(t *testing.T) {
 	}
 	if eng.Calls() != 2 {
 		t.Errorf("%d calls, want 2", eng.Calls())
+	}
+}
+
+// The quota binds per segment: once an engine's quota is spent, the next segments go to
+// another engine.
+func TestStreamQuotaPerSegment(t *testing.T) {
+	a, b := fake.New("a"), fake.New("b")
+	c := newClient(t, sharp, translate.WithClock(newClock()), translate.WithBatchConcurrency(1),
+		// Each segment is 10 code points: a's quota covers two.
+		translate.WithEngine(a, translate.Profile{Quality: 100, Quota: 25}),
+		translate.WithEngine(b, secondary))
+	chs, err := collect(c.TranslateStream(context.Background(), req("Segment 0.\n\nSegment 1.\n\nSegment 2.\n\nSegment 3.")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var engines []string
+	for _, ch := range chs {
+		engines = append(engines, ch.Engine)
+	}
+	if diff := cmp.Diff([]string{"a", "a", "b", "b"}, engines); diff != "" {
+		t.Errorf("engines of the segments (-want +got):\n%s", diff)
+	}
+	if a.Calls() != 2 {
+		t.Errorf("a called %d times, want 2 (its quota)", a.Calls())
+	}
+}
+
+// The attempt budget binds per segment: a segment whose every stream breaks makes at most
+// RetryPolicy.MaxAttempts calls, and its error lists them.
+func TestStreamAttemptBudgetPerSegment(t *testing.T) {
+	var streamers []*streamer
+	opts := []translate.Option{translate.WithBatchConcurrency(1),
+		translate.WithRetry(translate.RetryPolicy{MaxAttempts: 3, Backoff: time.Millisecond}), translate.WithClock(newClock())}
+	for _, name := range []string{"a", "b", "c", "d"} {
+		s := &streamer{name: name, play: func(ctx context.Context, text string, yield func(string, error) bool) {
+			if yield("Hola", nil) {
+				yield("", &translate.Error{Kind: translate.KindUnavailable, Message: "connection cut"})
+			}
+		}}
+		streamers = append(streamers, s)
+		opts = append(opts, translate.WithEngine(s, translate.Profile{}))
+	}
+	c := newClient(t, opts...)
+	chs, err := collect(c.TranslateStream(context.Background(), req("First part.\n\nSecond part.")))
+	if f := finals(chs); len(f) != 0 {
+		t.Errorf("final chunks %+v, want none", f)
+	}
+	var te *translate.Error
+	if !errors.As(err, &te) || len(te.Attempts) != 3 {
+		t.Fatalf("err = %v, want a *translate.Error with 3 attempts", err)
+	}
+	calls := 0
+	for _, s := range streamers {
+		calls += int(s.calls.Load())
+	}
+	if calls != 3 {
+		t.Errorf("%d engine calls for the segment, want 3 (MaxAttempts)", calls)
 	}
 }
 
