@@ -167,21 +167,23 @@ func (l *local) recover(now time.Time, hold time.Duration) bool {
 }
 
 // limits are ad's daily budget and quota less the holdback while it lasts; a limit held back
-// entirely becomes the smallest one, which admits nothing that costs.
-func (l *local) limits(ad *admission, now time.Time) (daily float64, quota int64) {
+// entirely becomes the smallest one, which admits nothing that costs. quotaHeld is when the
+// quota's holdback ends, zero when none applies to ad's quota.
+func (l *local) limits(ad *admission, now time.Time) (daily float64, quota int64, quotaHeld time.Time) {
 	daily, quota = ad.Daily, ad.Quota
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if !now.Before(l.held.until) {
-		return daily, quota
+		return daily, quota, quotaHeld
 	}
 	if b := l.held.budget; daily > 0 && b.amount > 0 && b.key == ad.lease.Budget {
 		daily = max(daily-b.amount, math.SmallestNonzeroFloat64)
 	}
-	if q, ok := l.held.quota[ad.Engine]; ok && quota > 0 && q.key == ad.lease.Quota {
+	if q, ok := l.held.quota[ad.Engine]; ok && quota > 0 && q.amount > 0 && q.key == ad.lease.Quota {
 		quota = max(quota-int64(math.Ceil(q.amount)), 0)
+		quotaHeld = l.held.until
 	}
-	return daily, quota
+	return daily, quota, quotaHeld
 }
 
 // learn keeps the shared figures of an answer from Redis: the local share is cut from them.
@@ -267,7 +269,7 @@ func (l *local) admit(ad *admission, now time.Time) (translate.Admitted, error) 
 		return got, nil
 	}
 	if qs != nil && qs.used+float64(ad.Chars) > qs.allow {
-		got.Refused, got.Until = translate.KindQuotaExhausted, ad.qEnd
+		got.Refused = translate.KindQuotaExhausted // no Until: only this Client's share ran out
 		return got, nil
 	}
 	if bs != nil {

@@ -312,8 +312,16 @@ func TestHoldsBackOtherSharesAfterOutage(t *testing.T) {
 	if got := p.admit(q(0.5, 0)); got.Refused != translate.KindBudgetExceeded {
 		t.Errorf("budget admission into the holdback = %+v, want KindBudgetExceeded", got)
 	}
-	if got := p.admit(q(0, 1)); got.Refused != translate.KindQuotaExhausted {
-		t.Errorf("quota admission into the holdback = %+v, want KindQuotaExhausted", got)
+	// The Client keeps a quota-refused engine out until Until: for a holdback, only until
+	// it ends, not the quota period's end.
+	heldUntil := p.clk.now().Add(p.st.holdFor()) // from the recovery
+	if got := p.admit(q(0, 1)); got.Refused != translate.KindQuotaExhausted || !got.Until.Equal(heldUntil) {
+		t.Errorf("quota admission into the holdback = %+v, want KindQuotaExhausted until the holdback ends (%v)", got, heldUntil)
+	}
+	// A refusal the shared quota itself makes (50 used + 60 > 100) keeps the period's end.
+	periodEnd := time.Date(2030, 3, 5, 0, 0, 0, 0, time.UTC)
+	if got := p.admit(q(0, 60)); got.Refused != translate.KindQuotaExhausted || !got.Until.Equal(periodEnd) {
+		t.Errorf("admission past the shared quota during the holdback = %+v, want KindQuotaExhausted until the period ends (%v)", got, periodEnd)
 	}
 	p.clk.add(p.st.holdFor())
 	if got := p.admit(q(0.5, 1)); got.Lease == "" {
@@ -337,5 +345,21 @@ func TestFreeAdmissionDoesNotCutAnUnlimitedShare(t *testing.T) {
 	}
 	if got := p.admit(adm("deepl", 3, 10)); got.Refused != translate.KindBudgetExceeded {
 		t.Errorf("paid local admission past the share = %+v, want KindBudgetExceeded", got)
+	}
+}
+
+// A local share that runs out is no reason to keep the engine out until the quota period
+// ends (the Client would, given an Until): the shared quota may have plenty left.
+func TestLocalQuotaRefusalHasNoUntil(t *testing.T) {
+	p := newPausable(t, WithReplicas(2))
+	a := adm("deepl", 0, 0)
+	a.Quota, a.Chars = 100, 0
+	p.admit(a) // figures known: nothing spent
+	p.pause()
+	defer p.resume()
+	a.Chars = 60 // more than the share of 50
+	want := translate.Admitted{Refused: translate.KindQuotaExhausted, QuotaLeft: 50}
+	if diff := cmp.Diff(want, p.admit(a)); diff != "" {
+		t.Errorf("local quota refusal (-want +got):\n%s", diff)
 	}
 }

@@ -226,7 +226,7 @@ func (s *Store) admitShared(ctx context.Context, ad *admission) (translate.Admit
 		deadline = sent.UnixMicro() + s.o.timeout.Microseconds() + s.offset.Load()
 	}
 	period := ad.qEnd.Sub(ad.Now) // what is left of the quota period
-	daily, quota := s.loc.limits(ad, sent)
+	daily, quota, quotaHeld := s.loc.limits(ad, sent)
 	r, err := s.sc.admit.Run(ctx, s.rdb, keys,
 		ad.Now.UnixMilli(), deadline, ad.Engine, ad.token, ad.lease.Credits,
 		formatCredits(daily), ad.lease.Chars, quota, ad.expires.UnixMilli(),
@@ -245,7 +245,12 @@ func (s *Store) admitShared(ctx context.Context, ad *admission) (translate.Admit
 	}
 	s.loc.learn(ad, rep)
 	s.recovered()
-	return rep.admitted(ad), nil
+	got := rep.admitted(ad)
+	if got.Refused == translate.KindQuotaExhausted && !quotaHeld.IsZero() &&
+		rep.qSpent+rep.qReserved+ad.lease.Chars <= ad.Quota {
+		got.Until = quotaHeld // refused by the holdback alone: out no longer than it lasts
+	}
+	return got, nil
 }
 
 func quotaLen(p time.Duration) time.Duration {
