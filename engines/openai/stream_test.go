@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -184,6 +185,70 @@ func TestStream(t *testing.T) {
 	if !body.Stream || body.Model != testModel || !cmp.Equal(want, body.Messages) {
 		t.Errorf("request = %+v, want stream, model %s and the prompt of Translate", body, testModel)
 	}
+}
+
+// specChunks are the chunks of the example of CreateChatCompletionStreamResponse in the
+// API description (../shared/vendor-specs/openai/openapi.yaml, "The chat completion chunk
+// object"), verbatim; the example's "...." stands for the chunks between, of which
+// specWorld is one, written like its neighbours.
+var specChunks = []string{
+	`{"id":"chatcmpl-123","object":"chat.completion.chunk","created":1694268190,"model":"gpt-4o-mini", "system_fingerprint": "fp_44709d6fcb", "choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}],"obfuscation":"r4N7vQ2m"}`,
+	`{"id":"chatcmpl-123","object":"chat.completion.chunk","created":1694268190,"model":"gpt-4o-mini", "system_fingerprint": "fp_44709d6fcb", "choices":[{"index":0,"delta":{"content":"Hello"},"logprobs":null,"finish_reason":null}],"obfuscation":"p9K3xT6w"}`,
+	`{"id":"chatcmpl-123","object":"chat.completion.chunk","created":1694268190,"model":"gpt-4o-mini", "system_fingerprint": "fp_44709d6fcb", "choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"stop"}],"obfuscation":""}`,
+}
+
+const specWorld = `{"id":"chatcmpl-123","object":"chat.completion.chunk","created":1694268190,"model":"gpt-4o-mini", "system_fingerprint": "fp_44709d6fcb", "choices":[{"index":0,"delta":{"content":" world"},"logprobs":null,"finish_reason":null}],"obfuscation":"q2W8"}`
+
+// TestStreamSpecExample: the API description's own example, sent as the description says
+// (data-only server-sent events, "terminated by a data: [DONE] message"), with keep-alive
+// comments between the events as proxies and servers send them.
+func TestStreamSpecExample(t *testing.T) {
+	if spec, err := os.ReadFile("../../../shared/vendor-specs/openai/openapi.yaml"); err == nil {
+		for _, c := range specChunks {
+			if !strings.Contains(string(spec), c) {
+				t.Errorf("not in the API description: %s", c)
+			}
+		}
+	}
+	var evs []string
+	for _, c := range []string{specChunks[0], specChunks[1], specWorld, specChunks[2]} {
+		evs = append(evs, ": keep-alive\n\n", "data: "+c+"\n\n")
+	}
+	_, e := newStreamTest(t, events(append(evs, ":\n\n", doneEvent)...))
+	got, err := collect(e.TranslateStream(context.Background(), request("es", "en", "Hola mundo")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"Hello", " world"}, got); diff != "" {
+		t.Errorf("deltas (-want +got):\n%s", diff)
+	}
+}
+
+// TestStreamDoneEndsTheStream: data: [DONE] ends the stream even if the server keeps the
+// connection open and sends more: nothing after it is read or yielded, and the request
+// ends (the server sees the client go).
+func TestStreamDoneEndsTheStream(t *testing.T) {
+	gone := make(chan struct{})
+	_, e := newStreamTest(t, func(w http.ResponseWriter, r *http.Request) {
+		startStream(w)
+		send(w, deltaEvent("Hola")+doneEvent+deltaEvent(" XX"))
+		<-r.Context().Done()
+		close(gone)
+	})
+	var got []string
+	for d, err := range e.TranslateStream(context.Background(), request("en", "es", "Hello")) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, d)
+		if d == " XX" {
+			break // read past [DONE]
+		}
+	}
+	if diff := cmp.Diff([]string{"Hola"}, got); diff != "" {
+		t.Errorf("deltas (-want +got):\n%s", diff)
+	}
+	waitClosed(t, gone, "the server seeing the client go")
 }
 
 func TestStreamImplementsStreamEngine(t *testing.T) {
