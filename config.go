@@ -403,15 +403,17 @@ func safeBuild(build func(EngineConfig) (Engine, error), ec EngineConfig) (e Eng
 	}()
 	e, err = build(ec)
 	if err != nil {
+		// The message is the build error's own, once: a *Error's Message (its cause kept
+		// behind it), or the text of any other error.
 		var te *Error
-		msg := err.Error()
+		msg, cause := err.Error(), error(nil)
 		if errors.As(err, &te) && te.Message != "" {
-			msg = te.Message
+			msg, cause = te.Message, te.Err
 		}
-		if strings.HasPrefix(msg, "settings.") {
-			return nil, &Error{Kind: KindInvalidInput, Message: msg, Err: err}
+		if !strings.HasPrefix(msg, "settings.") {
+			msg = "type " + ec.Type + ": " + msg
 		}
-		return nil, &Error{Kind: KindInvalidInput, Message: "type " + ec.Type + ": " + msg, Err: err}
+		return nil, &Error{Kind: KindInvalidInput, Message: msg, Err: cause}
 	}
 	return e, nil
 }
@@ -455,52 +457,25 @@ func (ec EngineConfig) overlay(base Profile) Profile {
 	return base
 }
 
-// validateProfile applies New's profile rules. Its errors name "Profile.<Field>".
-//
-// TODO(lead): newEngine has the same rules inline; it could call this instead.
+// validateProfile applies New's profile rules (Profile.validate) and its language rule to
+// a profile from a Config. Its errors name "Profile.<Field>"; a scene's quality is named
+// "Profile.SceneQuality.<scene>", its JSON path.
 func validateProfile(p Profile) error {
-	bad := func(v float64) bool { return v < 0 || math.IsNaN(v) || math.IsInf(v, 0) }
-	field := func(f string) string { return "Profile." + f }
-	switch {
-	case p.Quality < 0 || p.Quality > 100 || math.IsNaN(p.Quality):
-		return configError(field("Quality"), "must be within 0..100")
-	case bad(p.CostPerMillion):
-		return configError(field("CostPerMillion"), "must not be negative")
-	case p.Class > ClassPremium:
-		return configError(field("Class"), "unknown cost class")
-	case p.Timeout < 0:
-		return configError(field("Timeout"), "must not be negative")
-	case bad(p.RateLimit):
-		return configError(field("RateLimit"), "must not be negative")
-	case p.Burst < 0:
-		return configError(field("Burst"), "must not be negative")
-	case p.MaxConcurrency < 0:
-		return configError(field("MaxConcurrency"), "must not be negative")
-	case p.Quota < 0:
-		return configError(field("Quota"), "must not be negative")
-	case p.QuotaPeriod < 0:
-		return configError(field("QuotaPeriod"), "must not be negative")
-	case p.MaxChars < 0:
-		return configError(field("MaxChars"), "must not be negative")
-	case p.MaxTexts < 0:
-		return configError(field("MaxTexts"), "must not be negative")
-	case p.Canary < 0 || p.Canary > 100 || math.IsNaN(p.Canary):
-		return configError(field("Canary"), "must be within 0..100")
-	case bad(p.SafeRate):
-		return configError(field("SafeRate"), "must not be negative")
-	}
-	for s := range sceneNames {
-		if q, ok := p.SceneQuality[Scene(s)]; ok && (q < 0 || q > 100 || math.IsNaN(q)) {
-			return configError(field("SceneQuality."+Scene(s).String()), "must be within 0..100")
-		}
-	}
 	for s := range p.SceneQuality {
 		if int(s) >= len(sceneNames) {
-			return configError(field("SceneQuality"), "unknown scene "+s.String())
+			return configError("Profile.SceneQuality", "unknown scene "+s.String())
 		}
 	}
+	for s := range sceneNames {
+		if q, ok := p.SceneQuality[Scene(s)]; ok && !(q >= 0 && q <= 100) {
+			return configError("Profile.SceneQuality."+Scene(s).String(), "must be within 0..100")
+		}
+	}
+	if err := p.validate("Profile."); err != nil {
+		return err
+	}
 	if _, err := lang.NewSet(lang.NewCache(), p.Languages); err != nil {
-		return configError(field("Languages"), err.Error())
+		return configError("Profile.Languages", err.Error())
 	}
 	return nil
 }

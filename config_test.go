@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -255,6 +256,12 @@ func TestParseConfigErrors(t *testing.T) {
 		}
 		if !errors.Is(err, ErrInvalidInput) {
 			t.Errorf("ParseConfig(%s): errors.Is(err, ErrInvalidInput) = false", tc.in)
+		}
+		if e.Err == nil && err.Error() != "translate: invalid_input: "+e.Message || strings.Count(err.Error(), "invalid_input") != 1 {
+			t.Errorf("ParseConfig(%s) = %q: says more than its Message %q, once", tc.in, err, e.Message)
+		}
+		if parts := strings.Split(err.Error(), ": "); slices.ContainsFunc(parts[1:], func(p string) bool { return strings.Count(err.Error(), ": "+p) > 1 }) {
+			t.Errorf("ParseConfig(%s) = %q: says a part twice", tc.in, err)
 		}
 		if strings.Contains(e.Message, "CFGTEST_KEY") || strings.Contains(err.Error(), "boom") {
 			t.Errorf("ParseConfig(%s) = %v: quotes a setting's value or a panic", tc.in, err)

@@ -48,10 +48,11 @@ type RetryPolicy struct {
 	MaxAttempts int           // engine calls per request; 0 means 3
 	MaxSwitches int           // engine switches per request; 0 means 2
 	// HedgeAfter starts the next candidate too when the first attempt has not answered
-	// after it; the first good answer wins and the other call is canceled. 0: no hedging.
+	// after it; the first good answer wins and the other call is canceled. 0: no hedging;
+	// negative is an error.
 	HedgeAfter time.Duration
 	// HedgeBudget is the most extra calls hedging may add, as a share of calls (a token
-	// bucket, like gRPC's hedging throttle); 0 means 0.05.
+	// bucket, like gRPC's hedging throttle), within 0..1; 0 means 0.05.
 	HedgeBudget float64
 }
 
@@ -81,6 +82,10 @@ func (p RetryPolicy) validate() error {
 		return configError("RetryPolicy.MaxAttempts", "must not be negative")
 	case p.MaxSwitches < 0:
 		return configError("RetryPolicy.MaxSwitches", "must not be negative")
+	case p.HedgeAfter < 0:
+		return configError("RetryPolicy.HedgeAfter", "must not be negative")
+	case !(p.HedgeBudget >= 0 && p.HedgeBudget <= 1): // NaN too
+		return configError("RetryPolicy.HedgeBudget", "must be within 0..1")
 	}
 	return nil
 }
