@@ -3,6 +3,7 @@ package translate
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -402,29 +403,93 @@ func (c *Client) classRule(e *engine, r *request, budgetFrac float64) reason {
 }
 
 // candidate is an engine that passed the filters, with its weight.
+// It names the engine by its place in the request's configuration (setup.engines): a
+// candidate holds no pointer, so a buffer of them costs the garbage collector nothing.
 type candidate struct {
-	e      *engine
 	w      float64
-	trial  bool // breaker half-open (or open with its cooldown over): trial calls go first
+	i      int32 // r.s.engines[i]
+	trial  bool  // breaker half-open (or open with its cooldown over): trial calls go first
 	canary bool
+	doubt  bool // within filter: exclude has yet to judge it
 }
 
 // filter appends to dst the engines of stage s that may serve r now, leaving out tried.
+//
+// The router's cost is per engine, so the loop makes no call: an engine with nothing to
+// weigh (calm, the request fitting its standing, the pair taken: exclude's common case) is
+// taken at once, any other is taken in doubt and judged by exclude afterwards, in place,
+// keeping the engines' order. TestFilterAgreesWithExclude holds the two together.
 func (c *Client) filter(r *request, tried *set, s stage, now int64, dst []candidate) []candidate {
 	frac := c.budgetFraction(now)
-	for _, e := range r.s.engines {
+	d := plainRules{frac: frac, src: r.srcID, tgt: r.tgt.ID, scene: r.Scene, on: len(r.Regions) == 0}
+	engines := r.s.engines
+	dst = slices.Grow(dst, len(engines))
+	start := len(dst)
+	out := dst[start : start+len(engines)]
+	n, doubts := 0, 0
+	pinned, mask := s == stagePinned, uint8(1)<<s
+	for i, e := range engines {
 		if tried.has(e.idx) {
 			continue
 		}
 		v := e.view.Load()
-		if !s.in(e, v, r) {
+		if pinned && e != r.pinned || !pinned && v.stages&mask == 0 {
 			continue
 		}
-		if why, trial := c.exclude(e, v, r, now, frac); why == reasonNone {
-			dst = append(dst, candidate{e: e, w: v.weight[r.Scene], trial: trial, canary: e.canary})
-		}
+		// Plainly in: calm, fitting, taking the pair. Written out: a call here costs more
+		// than all the checks.
+		doubt := !e.calm(now, d.scene) || !d.fits(e, v) || !e.langs.Has(d.tgt) || !e.langs.Has(d.src) ||
+			e.unsupported.any.Load()
+		doubts += b2i(doubt)
+		out[n] = candidate{w: v.weight[d.scene], i: int32(i), canary: e.canary, doubt: doubt}
+		n++
 	}
-	return dst
+	if doubts > 0 {
+		n = c.judge(r, out[:n], now, frac)
+	}
+	return dst[:start+n]
+}
+
+// judge asks exclude about the candidates taken in doubt: it drops those left out, marks
+// half-open breakers' trials, and returns how many candidates remain (at the front of cands,
+// in order).
+func (c *Client) judge(r *request, cands []candidate, now int64, frac float64) int {
+	n := 0
+	for _, cd := range cands {
+		if cd.doubt {
+			e := r.s.engines[cd.i]
+			why, trial := c.exclude(e, e.view.Load(), r, now, frac)
+			if why != reasonNone {
+				continue
+			}
+			cd.doubt, cd.trial = false, trial
+		}
+		cands[n] = cd
+		n++
+	}
+	return n
+}
+
+// plainRules are the facts of one routing decision that filter checks engines against
+// before it asks exclude.
+type plainRules struct {
+	frac     float64 // budgetFraction
+	src, tgt int
+	scene    Scene
+	on       bool // the request has no rule left to exclude alone (Regions)
+}
+
+// calm reports whether e is in service and its breaker for scene closed: nothing in its live
+// state for exclude to weigh.
+func (e *engine) calm(now int64, scene Scene) bool {
+	return e.flags.Load()&flagsOut == 0 && now >= e.offUntil.Load() &&
+		e.br.of(scene).state.Load() == uint32(BreakerClosed)
+}
+
+// fits reports whether the request plainly fits e's standing v: no region rule, the scene's
+// rules met, no quota, not premium (view.plain), and the budget not spent.
+func (d *plainRules) fits(e *engine, v *view) bool {
+	return d.on && v.plain[d.scene] && (e.free || d.frac < 1)
 }
 
 // budgetFraction returns the fraction of the day's budget spent (and reserved), -1 when
@@ -470,16 +535,17 @@ func langOf(in *lang.Info) string {
 // in its share, then (sticky) rendezvous hashing or a softmax draw over the weights. Users
 // outside a canary's share reach it only when nothing else is left.
 func (c *Client) pick(r *request, cands []candidate, draw uint64) *engine {
+	engines := r.s.engines
 	var canaryHit *engine
 	sum, others := 0.0, 0
 	for i := range cands {
 		cd := &cands[i]
 		switch {
 		case cd.trial:
-			return cd.e
+			return engines[cd.i]
 		case cd.canary:
-			if canaryHit == nil && r.UserID != "" && inCanary(r.userHash, cd.e) {
-				canaryHit = cd.e
+			if canaryHit == nil && r.UserID != "" && inCanary(r.userHash, engines[cd.i]) {
+				canaryHit = engines[cd.i]
 			}
 		default:
 			others++
@@ -496,16 +562,16 @@ func (c *Client) pick(r *request, cands []candidate, draw uint64) *engine {
 		}
 	}
 	if r.s.routing.Sticky {
-		return sticky(r.hash, cands)
+		return sticky(r.hash, engines, cands)
 	}
 	x := unit(draw) * sum
 	var last *engine
 	for i := range cands {
 		if cd := &cands[i]; !cd.canary {
 			if x -= cd.w; x < 0 {
-				return cd.e
+				return engines[cd.i]
 			}
-			last = cd.e
+			last = engines[cd.i]
 		}
 	}
 	return last
@@ -513,7 +579,7 @@ func (c *Client) pick(r *request, cands []candidate, draw uint64) *engine {
 
 // sticky picks by weighted rendezvous hashing: the same text goes to the same engine among
 // the same candidates.
-func sticky(h uint64, cands []candidate) *engine {
+func sticky(h uint64, engines []*engine, cands []candidate) *engine {
 	var best *engine
 	bestV := math.Inf(-1)
 	for i := range cands {
@@ -521,8 +587,9 @@ func sticky(h uint64, cands []candidate) *engine {
 		if cd.canary {
 			continue
 		}
-		if v := -cd.w / math.Log(unit(mix(h^cd.e.nameHash))); v > bestV {
-			best, bestV = cd.e, v
+		e := engines[cd.i]
+		if v := -cd.w / math.Log(unit(mix(h^e.nameHash))); v > bestV {
+			best, bestV = e, v
 		}
 	}
 	return best

@@ -168,7 +168,12 @@ type view struct {
 	score   [len(sceneNames)]float64 // 0..100 per scene
 	weight  [len(sceneNames)]float64 // exp(score/T) x traffic gate
 	sceneOK [len(sceneNames)]bool    // scene rules
-	gate    float64                  // traffic gate factor 0..1
+	// plain: the engine's standing and profile leave nothing for exclude to weigh in the
+	// scene (healthy enough or a last resort, the scene's rules met, no quota, not premium);
+	// the request and the engine's live state may still (plainly).
+	plain  [len(sceneNames)]bool
+	stages uint8   // bit s set: the engine belongs to stage s (stage.in; stagePinned aside)
+	gate   float64 // traffic gate factor 0..1
 }
 
 // foldState is an engine's availability window and pool standing between folds.
@@ -366,4 +371,14 @@ func (c *Client) rebuildView(e *engine, v *view) {
 	}
 	v.sceneOK[SceneLegal] = e.quality[SceneLegal] >= rp.LegalMinQuality
 	v.sceneOK[SceneChat] = v.ewma <= rp.ChatMaxLatency
+	plain := !e.quotaLimited && e.prof.Class != ClassPremium && (v.avail >= rp.MinHealth || e.fallbackOnly(v))
+	for s := range sceneNames {
+		v.plain[s] = plain && v.sceneOK[s]
+	}
+	v.stages = 0
+	for s := stageNormal; s <= stagePaidLast; s++ {
+		if s.in(e, v, nil) {
+			v.stages |= 1 << s
+		}
+	}
 }

@@ -285,8 +285,8 @@ func (s *Set) Has(id int) bool {
 	if s == nil || id == 0 {
 		return true
 	}
-	w := id / 64
-	return w < len(s.bits) && s.bits[w]&(1<<(id%64)) != 0
+	u := uint(id) // ids are never negative
+	return u>>6 < uint(len(s.bits)) && s.bits[u>>6]&(1<<(u&63)) != 0
 }
 
 func quote(s string) string {
