@@ -3,12 +3,14 @@ package translate
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -47,7 +49,8 @@ func (s *logSink) matching(sub string) []string {
 }
 
 // watch runs a watcher on path with a 1ms poll; every applied Config arrives on the
-// returned channel. stop cancels the watch and returns its error.
+// returned channel. stop cancels the watch and returns its error. Tests call it in a
+// synctest bubble: the polls, and the waits of next and waitLog, are in virtual time.
 type watched struct {
 	applied chan *Config
 	log     *logSink
@@ -121,127 +124,138 @@ func writeAtomic(t *testing.T, path string, data []byte) {
 }
 
 func TestWatchAppliesChanges(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "config.json")
-	writeAtomic(t, path, configWith("1s"))
-	w := watch(t, path, nil)
-	writeAtomic(t, path, configWith("2s"))
-	if got := w.next(t).Deadline; got != 2*time.Second {
-		t.Fatalf("applied deadline %v, want 2s", got)
-	}
-	// An edit in place (same inode) is seen too.
-	if err := os.WriteFile(path, configWith("3s"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if got := w.next(t).Deadline; got != 3*time.Second {
-		t.Fatalf("applied deadline %v, want 3s", got)
-	}
-	if err := w.stop(); !errors.Is(err, context.Canceled) {
-		t.Errorf("run returned %v, want context.Canceled", err)
-	}
-	if lines := w.log.matching("config change applied"); len(lines) != 2 {
-		t.Errorf("applied log lines %q, want 2", lines)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "config.json")
+		writeAtomic(t, path, configWith("1s"))
+		w := watch(t, path, nil)
+		writeAtomic(t, path, configWith("2s"))
+		if got := w.next(t).Deadline; got != 2*time.Second {
+			t.Fatalf("applied deadline %v, want 2s", got)
+		}
+		// An edit in place (same inode) is seen too.
+		if err := os.WriteFile(path, configWith("3s"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if got := w.next(t).Deadline; got != 3*time.Second {
+			t.Fatalf("applied deadline %v, want 3s", got)
+		}
+		if err := w.stop(); !errors.Is(err, context.Canceled) {
+			t.Errorf("run returned %v, want context.Canceled", err)
+		}
+		if lines := w.log.matching("config change applied"); len(lines) != 2 {
+			t.Errorf("applied log lines %q, want 2", lines)
+		}
+	})
 }
 
 // TestWatchUnchangedNotReapplied: the content found at start is not applied, and a write of
 // the same bytes is no change: the first Config applied is the later, different one.
 func TestWatchUnchangedNotReapplied(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "config.json")
-	writeAtomic(t, path, configWith("1s"))
-	w := watch(t, path, nil)
-	for range 3 {
+	synctest.Test(t, func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "config.json")
 		writeAtomic(t, path, configWith("1s"))
-	}
-	writeAtomic(t, path, configWith("4s"))
-	if got := w.next(t).Deadline; got != 4*time.Second {
-		t.Fatalf("first applied deadline %v, want 4s", got)
-	}
+		w := watch(t, path, nil)
+		for range 3 {
+			writeAtomic(t, path, configWith("1s"))
+			time.Sleep(5 * time.Millisecond) // five polls (virtual time) see it
+		}
+		writeAtomic(t, path, configWith("4s"))
+		if got := w.next(t).Deadline; got != 4*time.Second {
+			t.Fatalf("first applied deadline %v, want 4s", got)
+		}
+	})
 }
 
 // TestWatchKubernetesSymlinkSwap: a ConfigMap volume holds config.json -> ..data/config.json
 // and ..data -> ..<timestamp>; an update writes a new timestamped directory and renames a
 // new ..data link over the old one.
 func TestWatchKubernetesSymlinkSwap(t *testing.T) {
-	dir := t.TempDir()
-	version := func(name string, data []byte) {
-		if err := os.Mkdir(filepath.Join(dir, name), 0o700); err != nil {
+	synctest.Test(t, func(t *testing.T) {
+		dir := t.TempDir()
+		version := func(name string, data []byte) {
+			if err := os.Mkdir(filepath.Join(dir, name), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, name, "config.json"), data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		swap := func(name string) {
+			tmp := filepath.Join(dir, "..data_tmp")
+			if err := os.Symlink(name, tmp); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(tmp, filepath.Join(dir, "..data")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		version("..2026_01_01_00_00_00.1", configWith("1s"))
+		swap("..2026_01_01_00_00_00.1")
+		path := filepath.Join(dir, "config.json")
+		if err := os.Symlink(filepath.Join("..data", "config.json"), path); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, name, "config.json"), data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	swap := func(name string) {
-		tmp := filepath.Join(dir, "..data_tmp")
-		if err := os.Symlink(name, tmp); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Rename(tmp, filepath.Join(dir, "..data")); err != nil {
-			t.Fatal(err)
-		}
-	}
-	version("..2026_01_01_00_00_00.1", configWith("1s"))
-	swap("..2026_01_01_00_00_00.1")
-	path := filepath.Join(dir, "config.json")
-	if err := os.Symlink(filepath.Join("..data", "config.json"), path); err != nil {
-		t.Fatal(err)
-	}
 
-	w := watch(t, path, nil)
-	version("..2026_01_01_00_01_00.2", configWith("5s"))
-	swap("..2026_01_01_00_01_00.2")
-	os.RemoveAll(filepath.Join(dir, "..2026_01_01_00_00_00.1"))
-	if got := w.next(t).Deadline; got != 5*time.Second {
-		t.Fatalf("applied deadline %v after the swap, want 5s", got)
-	}
+		w := watch(t, path, nil)
+		version("..2026_01_01_00_01_00.2", configWith("5s"))
+		swap("..2026_01_01_00_01_00.2")
+		os.RemoveAll(filepath.Join(dir, "..2026_01_01_00_00_00.1"))
+		if got := w.next(t).Deadline; got != 5*time.Second {
+			t.Fatalf("applied deadline %v after the swap, want 5s", got)
+		}
+	})
 }
 
 // TestWatchRejectedChangeKeepsConfig: a change that does not validate (the seed's
 // incident: failure_ratio 0.1) is never applied, is logged once with its JSON path, and
 // the watch goes on to apply the next good change.
 func TestWatchRejectedChangeKeepsConfig(t *testing.T) {
-	t.Setenv("CFGTEST_KEY", "super-secret-key-value")
-	path := filepath.Join(t.TempDir(), "config.json")
-	writeAtomic(t, path, configWith("1s"))
-	w := watch(t, path, nil)
-	writeAtomic(t, path, []byte(`{"engines":[{"name":"a","type":"cfgtest","settings":{"key":"env:CFGTEST_KEY"}}],
-		"breaker":{"failure_ratio":0.1}}`))
-	w.waitLog(t, "breaker.failure_ratio: must be within 0.2..0.9")
-	writeAtomic(t, path, []byte(`{"engines": [`)) // a broken file: rejected too
-	w.waitLog(t, "invalid JSON")
-	writeAtomic(t, path, configWith("6s"))
-	if got := w.next(t).Deadline; got != 6*time.Second {
-		t.Fatalf("applied deadline %v, want 6s (the rejected changes must not be applied)", got)
-	}
-	if lines := w.log.matching("rejected"); len(lines) != 2 {
-		t.Errorf("rejection log lines %q, want one per rejected content", lines)
-	}
-	for _, l := range w.log.matching("") {
-		if strings.Contains(l, "super-secret-key-value") {
-			t.Errorf("log line quotes a secret: %s", l)
+	synctest.Test(t, func(t *testing.T) {
+		t.Setenv("CFGTEST_KEY", "super-secret-key-value")
+		path := filepath.Join(t.TempDir(), "config.json")
+		writeAtomic(t, path, configWith("1s"))
+		w := watch(t, path, nil)
+		writeAtomic(t, path, []byte(`{"engines":[{"name":"a","type":"cfgtest","settings":{"key":"env:CFGTEST_KEY"}}],
+			"breaker":{"failure_ratio":0.1}}`))
+		w.waitLog(t, "breaker.failure_ratio: must be within 0.2..0.9")
+		writeAtomic(t, path, []byte(`{"engines": [`)) // a broken file: rejected too
+		w.waitLog(t, "invalid JSON")
+		writeAtomic(t, path, configWith("6s"))
+		if got := w.next(t).Deadline; got != 6*time.Second {
+			t.Fatalf("applied deadline %v, want 6s (the rejected changes must not be applied)", got)
 		}
-		if strings.HasPrefix(l, "WARN") != strings.Contains(l, "rejected") {
-			t.Errorf("unexpected log line %s", l)
+		if lines := w.log.matching("rejected"); len(lines) != 2 {
+			t.Errorf("rejection log lines %q, want one per rejected content", lines)
 		}
-	}
+		for _, l := range w.log.matching("") {
+			if strings.Contains(l, "super-secret-key-value") {
+				t.Errorf("log line quotes a secret: %s", l)
+			}
+			if strings.HasPrefix(l, "WARN") != strings.Contains(l, "rejected") {
+				t.Errorf("unexpected log line %s", l)
+			}
+		}
+	})
 }
 
 // TestWatchApplyRejected: when the Client refuses a Config, the watch logs it and goes on.
 func TestWatchApplyRejected(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "config.json")
-	writeAtomic(t, path, configWith("1s"))
-	w := watch(t, path, func(cfg *Config) error {
-		if cfg.Deadline == 7*time.Second {
-			return &Error{Kind: KindInvalidInput, Message: "refused by the client"}
+	synctest.Test(t, func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "config.json")
+		writeAtomic(t, path, configWith("1s"))
+		w := watch(t, path, func(cfg *Config) error {
+			if cfg.Deadline == 7*time.Second {
+				return &Error{Kind: KindInvalidInput, Message: "refused by the client"}
+			}
+			return nil
+		})
+		writeAtomic(t, path, configWith("7s"))
+		w.waitLog(t, "refused by the client")
+		writeAtomic(t, path, configWith("8s"))
+		if got := w.next(t).Deadline; got != 8*time.Second {
+			t.Fatalf("applied deadline %v, want 8s", got)
 		}
-		return nil
 	})
-	writeAtomic(t, path, configWith("7s"))
-	w.waitLog(t, "refused by the client")
-	writeAtomic(t, path, configWith("8s"))
-	if got := w.next(t).Deadline; got != 8*time.Second {
-		t.Fatalf("applied deadline %v, want 8s", got)
-	}
 }
 
 // TestWatchMissingFile: a file that is missing is logged once, not at every poll, and
@@ -277,21 +291,23 @@ func TestWatchMissingFile(t *testing.T) {
 }
 
 func TestWatchStopsWhenClientClosed(t *testing.T) {
-	registerTestTypes()
-	path := filepath.Join(t.TempDir(), "config.json")
-	writeAtomic(t, path, configWith("1s"))
-	wr := newWatcher(path, func(*Config) error { return ErrClosed }, slog.New(&logSink{}))
-	done := make(chan error, 1)
-	go func() { done <- wr.run(context.Background(), time.Millisecond) }()
-	writeAtomic(t, path, configWith("2s"))
-	select {
-	case err := <-done:
-		if !errors.Is(err, ErrClosed) {
-			t.Errorf("run returned %v, want ErrClosed", err)
+	synctest.Test(t, func(t *testing.T) {
+		registerTestTypes()
+		path := filepath.Join(t.TempDir(), "config.json")
+		writeAtomic(t, path, configWith("1s"))
+		wr := newWatcher(path, func(*Config) error { return ErrClosed }, slog.New(&logSink{}))
+		done := make(chan error, 1)
+		go func() { done <- wr.run(context.Background(), time.Millisecond) }()
+		writeAtomic(t, path, configWith("2s"))
+		select {
+		case err := <-done:
+			if !errors.Is(err, ErrClosed) {
+				t.Errorf("run returned %v, want ErrClosed", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("run did not return on a closed Client")
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("run did not return on a closed Client")
-	}
+	})
 }
 
 func TestWatchConfigArguments(t *testing.T) {
@@ -319,37 +335,6 @@ func TestWatchConfigArguments(t *testing.T) {
 func TestWatchBound(t *testing.T) {
 	if 2*watchEvery > 1500*time.Millisecond {
 		t.Errorf("watchEvery %v: two polls exceed 1.5s", watchEvery)
-	}
-}
-
-// TestWatchConfigReconfiguresClient runs WatchConfig's watcher on a real Client, at
-// WatchConfig's pace: a new engine in the file shows in Engines.
-func TestWatchConfigReconfiguresClient(t *testing.T) {
-	registerTestTypes()
-	path := filepath.Join(t.TempDir(), "config.json")
-	writeAtomic(t, path, []byte(`{"engines":[{"name":"a","type":"cfgtest"}]}`))
-	cfg, err := LoadConfig(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := New(WithConfig(cfg))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	w := c.newConfigWatcher(path) // what WatchConfig runs; built here so that it reads the file before the change
-	go func() { done <- w.run(ctx, watchEvery) }()
-	defer func() { cancel(); <-done }()
-	writeAtomic(t, path, []byte(`{"engines":[{"name":"a","type":"cfgtest"},{"name":"b","type":"cfgtest"}]}`))
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if len(c.Engines()) == 2 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("engine b not added; engines %+v", c.Engines())
-		}
 	}
 }
 
@@ -453,5 +438,150 @@ func TestWatchSeedIncident(t *testing.T) {
 	}
 	if n := rejected(); n != 1 {
 		t.Errorf("translate.config.rejected = %d after a good push, want still 1", n)
+	}
+}
+
+// kubeDir is a directory laid out as Kubernetes mounts a ConfigMap: config.json ->
+// ..data/config.json, ..data -> ..<version>.
+type kubeDir struct {
+	t   *testing.T
+	dir string
+	cur string // the version ..data points to
+	n   int    // versions written
+}
+
+func newKubeDir(t *testing.T, data []byte) *kubeDir {
+	k := &kubeDir{t: t, dir: t.TempDir()}
+	k.update(data)
+	if err := os.Symlink(filepath.Join("..data", "config.json"), k.path()); err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+func (k *kubeDir) path() string { return filepath.Join(k.dir, "config.json") }
+
+// update writes data as a new version and swaps ..data to it atomically (a new link
+// renamed over the old one), then removes the old version, as the kubelet does.
+func (k *kubeDir) update(data []byte) {
+	t := k.t
+	t.Helper()
+	k.n++
+	name := fmt.Sprintf("..2026_01_01_00_00_%02d.%d", k.n, k.n)
+	if err := os.Mkdir(filepath.Join(k.dir, name), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(k.dir, name, "config.json"), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tmp := filepath.Join(k.dir, "..data_tmp")
+	if err := os.Symlink(name, tmp); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, filepath.Join(k.dir, "..data")); err != nil {
+		t.Fatal(err)
+	}
+	if k.cur != "" {
+		if err := os.RemoveAll(filepath.Join(k.dir, k.cur)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	k.cur = name
+}
+
+// TestWatchConfigWithin2s runs WatchConfig itself on a Client in virtual time (a synctest
+// bubble: its ticker is the real watchEvery, the machine's load cannot move it). A change
+// made at any point between two polls, an edit in place, a file renamed over the old one
+// or a Kubernetes ConfigMap swap, is running within 2s; a change the Client rejects
+// leaves the running config, and the next good one is running within 2s again.
+func TestWatchConfigWithin2s(t *testing.T) {
+	registerTestTypes()
+	engines := func(names ...string) []byte {
+		var es []string
+		for _, n := range names {
+			es = append(es, `{"name":"`+n+`","type":"cfgtest"}`)
+		}
+		return []byte(`{"engines":[` + strings.Join(es, ",") + `]}`)
+	}
+	writers := map[string]func(t *testing.T, first []byte) (path string, write func([]byte)){
+		"in place": func(t *testing.T, first []byte) (string, func([]byte)) {
+			path := filepath.Join(t.TempDir(), "config.json")
+			write := func(data []byte) {
+				if err := os.WriteFile(path, data, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			write(first)
+			return path, write
+		},
+		"renamed": func(t *testing.T, first []byte) (string, func([]byte)) {
+			path := filepath.Join(t.TempDir(), "config.json")
+			writeAtomic(t, path, first)
+			return path, func(data []byte) { writeAtomic(t, path, data) }
+		},
+		"kubernetes": func(t *testing.T, first []byte) (string, func([]byte)) {
+			k := newKubeDir(t, first)
+			return k.path(), k.update
+		},
+	}
+	for name, writer := range writers {
+		for _, offset := range []time.Duration{0, time.Millisecond, watchEvery / 2, watchEvery - time.Millisecond} {
+			t.Run(fmt.Sprintf("%s/%v after a poll", name, offset), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					path, write := writer(t, engines("a"))
+					cfg, err := LoadConfig(path)
+					if err != nil {
+						t.Fatal(err)
+					}
+					c, err := New(WithConfig(cfg), WithLogger(slog.New(&logSink{})))
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer c.Close()
+					ctx, cancel := context.WithCancel(context.Background())
+					done := make(chan error, 1)
+					go func() { done <- WatchConfig(ctx, c, path) }()
+					defer func() { cancel(); <-done }()
+					synctest.Wait() // WatchConfig has read the file and waits for its first poll
+
+					names := func() string {
+						var out []string
+						for _, e := range c.Engines() {
+							out = append(out, e.Name)
+						}
+						return strings.Join(out, ",")
+					}
+					// within pushes data and returns how long until the engines are want.
+					within := func(data []byte, want string) time.Duration {
+						t.Helper()
+						start := time.Now()
+						write(data)
+						for names() != want {
+							if time.Since(start) > 10*time.Second {
+								t.Fatalf("engines %s 10s after the change, want %s", names(), want)
+							}
+							time.Sleep(time.Millisecond)
+						}
+						return time.Since(start)
+					}
+					time.Sleep(offset)
+					if d := within(engines("a", "b"), "a,b"); d > 2*time.Second {
+						t.Errorf("the change ran after %v, want within 2s", d)
+					}
+
+					// Rejected (the seed's incident): the running config stays, through
+					// more polls than a good change needs.
+					write([]byte(`{"engines":[{"name":"a","type":"cfgtest"}],"breaker":{"failure_ratio":0.1}}`))
+					time.Sleep(5 * watchEvery)
+					if got := names(); got != "a,b" || c.cfg.Load().breaker.FailureRatio == 0.1 {
+						t.Fatalf("after a rejected change: engines %s, failure ratio %v", got, c.cfg.Load().breaker.FailureRatio)
+					}
+					time.Sleep(offset)
+					if d := within(engines("b"), "b"); d > 2*time.Second {
+						t.Errorf("the change after a rejected one ran after %v, want within 2s", d)
+					}
+				})
+			})
+		}
 	}
 }
