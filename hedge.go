@@ -86,8 +86,9 @@ func (w *walk) callHedged(e *engine, l *lease) (*engine, *EngineResult, error) {
 	wait, stop := context.WithCancel(w.ctx)
 	defer stop()
 	timer := make(chan struct{})
+	clk, after := w.c.clock, rp.HedgeAfter // the goroutine holds no pointer to w: w stays on the stack
 	go func() {
-		if w.c.clock.Sleep(wait, rp.HedgeAfter) == nil {
+		if clk.Sleep(wait, after) == nil {
 			close(timer)
 		}
 	}()
