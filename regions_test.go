@@ -225,7 +225,8 @@ func TestRegionsFlight(t *testing.T) {
 
 // TestBundledRegions: the bundled adapters, as configuration files name them, say where the
 // vendor processes the text: DeepL in the EU, Baidu in China, the global endpoints nowhere
-// in particular; Microsoft's geography and Google v3's location pick theirs.
+// in particular; Microsoft's geography and Google v3's location pick theirs (a v3 location
+// outside the EU and the US is served by the global endpoint: no region).
 func TestBundledRegions(t *testing.T) {
 	all.Register()
 	for _, tc := range []struct {
@@ -239,6 +240,7 @@ func TestBundledRegions(t *testing.T) {
 		{"google-v3", map[string]string{"project": "p", "access_token": "t"}, ""},
 		{"google-v3", map[string]string{"project": "p", "access_token": "t", "location": "europe-west4"}, "eu"},
 		{"google-v3", map[string]string{"project": "p", "access_token": "t", "location": "us-central1"}, "us"},
+		{"google-v3", map[string]string{"project": "p", "access_token": "t", "location": "asia-northeast1"}, ""}, // the global endpoint serves it
 		{"microsoft", map[string]string{"key": "k"}, ""},
 		{"microsoft", map[string]string{"key": "k", "region": "westeurope", "geography": "eu"}, "eu"},
 		{"microsoft", map[string]string{"key": "k", "region": "eastus", "geography": "us"}, "us"},

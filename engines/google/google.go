@@ -27,6 +27,15 @@ const NameV3 = "google-v3"
 // (v2) and the service's REST host (v3), without the trailing slash.
 const DefaultBaseURL = "https://translation.googleapis.com"
 
+// The multi-regional endpoints of Cloud Translation Advanced (v3). Google documents that
+// with one of them the text's machine-learning processing and the data at rest stay within
+// the EU or the US; the global endpoint (DefaultBaseURL) promises no place. NewV3 uses one
+// when its location is in that continent (see WithLocation).
+const (
+	EUBaseURL = "https://translate-eu.googleapis.com"
+	USBaseURL = "https://translate-us.googleapis.com"
+)
+
 // Vendor limits.
 const (
 	// v2MaxTexts is the most q values one v2 request takes.
@@ -43,21 +52,30 @@ const (
 type Option func(*config)
 
 type config struct {
-	baseURL  string
+	baseURL  string // "" until WithBaseURL: the edition's and location's default
 	hc       *http.Client
 	name     string
 	location string
 	keyFunc  httpx.KeyFunc
+	baseSet  bool // WithBaseURL was given
 }
 
 func defaultConfig(name string) config {
-	return config{baseURL: DefaultBaseURL, name: name, location: "global"}
+	return config{name: name, location: "global"}
 }
 
-// WithBaseURL replaces the server URL (default DefaultBaseURL, "https://translation.googleapis.com");
-// the adapter appends the documented paths ("/language/translate/v2" for v2, "/v3/projects/..."
-// for v3). A trailing slash is tolerated.
-func WithBaseURL(u string) Option { return func(c *config) { c.baseURL = u } }
+// WithBaseURL replaces the server URL (default DefaultBaseURL,
+// "https://translation.googleapis.com", or for v3 the multi-regional endpoint of the
+// location's continent, see WithLocation); the adapter appends the documented paths
+// ("/language/translate/v2" for v2, "/v3/projects/..." for v3). A trailing slash is
+// tolerated. It does not change Profile().Region, which stays the location's: a server
+// given here must process the text there (a proxy in front of the regional endpoint).
+func WithBaseURL(u string) Option {
+	return func(c *config) {
+		c.baseURL = u
+		c.baseSet = true
+	}
+}
 
 // WithHTTPClient sets the HTTP client (default: a new httpx.DefaultClient, never
 // http.DefaultClient). A nil client means the default.
@@ -68,10 +86,15 @@ func WithHTTPClient(hc *http.Client) Option { return func(c *config) { c.hc = hc
 func WithName(name string) Option { return func(c *config) { c.name = name } }
 
 // WithLocation sets the v3 location, the {location} of
-// projects/{project}/locations/{location} (default "global"). Regional locations such as
-// "us-central1" are needed for AutoML models and glossaries. It also sets Profile().Region
-// (see Region). New (v2) ignores it. To keep requests on a regional host as well, pass the
-// regional endpoint with WithBaseURL.
+// projects/{project}/locations/{location} (default "global"). A location in the EU ("eu",
+// "europe-west1", ...) or the US ("us", "us-central1", ...) sends the requests to that
+// continent's multi-regional endpoint (EUBaseURL, USBaseURL), where Google keeps the
+// processing, and sets Profile().Region to "eu" or "us" (see Region). Other locations
+// ("asia-northeast1") go to the global endpoint, which promises no place: their Region is
+// "" (global). Google's multi-regional endpoints take only the pre-trained NMT model (no
+// AutoML models); to reach a regional location through the global endpoint all the same,
+// give DefaultBaseURL with WithBaseURL and state the Region in the Client's profile
+// yourself. New (v2) ignores the location.
 func WithLocation(location string) Option { return func(c *config) { c.location = location } }
 
 // WithKeyFunc reads the credential from f before every request instead of a fixed one, so
@@ -87,21 +110,32 @@ func WithKeyFunc(f func(context.Context) (string, error)) Option {
 }
 
 // Region is the processing region a v3 location stands for, as Profile().Region reports
-// it: "" for "global", "eu" for the "eu" multi-region and europe-* regions, "us" for the
-// "us" multi-region and us-* regions, and the part before the first dash for the others
-// ("asia" for asia-northeast1, "northamerica" for northamerica-northeast1).
+// it: "eu" for the "eu" multi-region and the europe-* regions, "us" for the "us"
+// multi-region and the us-* regions (both served by a multi-regional endpoint that keeps
+// the processing there), and "" (global) for "global" and every other location, which the
+// global endpoint serves without a promise of place ("asia-northeast1",
+// "northamerica-northeast1").
 func Region(location string) string {
 	loc := strings.ToLower(strings.TrimSpace(location))
 	switch {
-	case loc == "" || loc == "global":
-		return ""
 	case loc == "eu" || strings.HasPrefix(loc, "europe-"):
 		return "eu"
 	case loc == "us" || strings.HasPrefix(loc, "us-"):
 		return "us"
 	}
-	head, _, _ := strings.Cut(loc, "-")
-	return head
+	return ""
+}
+
+// regionBaseURL is the v3 endpoint for a Region: the multi-regional one of "eu" and "us",
+// else the global one.
+func regionBaseURL(region string) string {
+	switch region {
+	case "eu":
+		return EUBaseURL
+	case "us":
+		return USBaseURL
+	}
+	return DefaultBaseURL
 }
 
 // Engine is a Google Cloud Translation engine, v2 or v3 depending on its constructor. It is
@@ -159,6 +193,9 @@ func NewV3(projectID string, token func(context.Context) (string, error), opts .
 	e.parent = "projects/" + url.PathEscape(projectID) + "/locations/" + url.PathEscape(c.location)
 	e.key = httpx.NewKey("", token)
 	e.region = Region(c.location)
+	if !c.baseSet {
+		e.base = regionBaseURL(e.region)
+	}
 	return e, nil
 }
 
@@ -170,7 +207,11 @@ func newEngine(name string, opts []Option) (*Engine, config, error) {
 	if c.name == "" {
 		return nil, c, invalidArg("google: name is empty")
 	}
-	base, err := parseBaseURL(c.baseURL)
+	u := c.baseURL
+	if !c.baseSet {
+		u = DefaultBaseURL
+	}
+	base, err := parseBaseURL(u)
 	if err != nil {
 		return nil, c, err
 	}
@@ -196,7 +237,8 @@ func (e *Engine) Name() string { return e.name }
 // million characters, at most 128 texts and 30 000 code points (Google's recommended
 // maximum) per call, a 10s timeout, and Quality 85, an estimate from public WMT-style
 // comparisons of general-domain NMT output (slightly above Microsoft, below DeepL). Region
-// is "" (global) for v2 and the v3 "global" location, else Region(location).
+// is "" (global) for v2, else Region(location): "eu" or "us" for a location in those
+// continents, served by their multi-regional endpoint.
 func (e *Engine) Profile() translate.Profile {
 	return translate.Profile{
 		Quality:        85,
