@@ -1,11 +1,23 @@
 package translate
 
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"time"
+)
+
 // Reconfigure replaces the Client's configuration with cfg's, atomically, while requests
 // run: weights, thresholds, policies, profiles (quality, price, limits, canary share,
 // region), the budget and the engine list. cfg is the whole configuration: engines it does
 // not name are removed, including engines given to New with WithEngine; options that a
-// Config does not hold (clock, logger, telemetry, cache size, store, seed) stay as New set
-// them.
+// Config does not hold (clock, logger, telemetry, store, seed) stay as New set them.
+//
+// The cache is built by New and kept with its entries: cfg's "cache" section (entries,
+// ttl, disabled) is not applied. When it asks for a cache other than the running one (the
+// cache turned on or off, another ttl), Reconfigure applies the rest of cfg and logs a
+// warning naming those fields (through the Client's logger, else slog.Default); restart
+// the Client to change the cache.
 //
 // Engines are matched by name. An engine that stays keeps its state: breakers (started
 // afresh when the breaker policy changes), health and standing, the quota used this period
@@ -46,6 +58,33 @@ func (c *Client) Reconfigure(cfg *Config) error {
 	c.cfg.Store(s)
 	c.mu.Unlock()
 	c.startProbes()
+	if fields := c.cacheNotApplied(cfg.Cache); len(fields) > 0 {
+		c.configLogger().LogAttrs(context.Background(), slog.LevelWarn,
+			"translate: the config's cache section is not applied by Reconfigure (the cache is built at New); restart to change it",
+			slog.String("fields", strings.Join(fields, ", ")))
+	}
+	return nil
+}
+
+// cacheNotApplied returns the fields of a cache section that ask for a cache other than the
+// running one: "cache.disabled" when it turns the cache on or off, "cache.ttl" when its ttl
+// (24h when 0) differs. The running cache's size is not known here, so "cache.entries" is
+// never named.
+func (c *Client) cacheNotApplied(cc CacheConfig) []string {
+	running := c.cache != nil
+	switch {
+	case cc.Disabled == running:
+		return []string{"cache.disabled"}
+	case !running:
+		return nil
+	}
+	ttl := cc.TTL
+	if ttl == 0 {
+		ttl = 24 * time.Hour
+	}
+	if int64(ttl) != c.cache.ttl {
+		return []string{"cache.ttl"}
+	}
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -464,4 +465,50 @@ func TestReconfigureClosedAndNil(t *testing.T) {
 // cmpIgnore ignores the named fields of EngineStatus.
 func cmpIgnore(fields ...string) cmp.Option {
 	return cmpopts.IgnoreFields(translate.EngineStatus{}, fields...)
+}
+
+// TestReconfigureCacheSection: the cache is New's; a config whose cache section asks for
+// another one (a new ttl, the cache off or on) is applied but for that section, and a
+// warning names the fields that were not; a cache section like the running one, or one
+// only left out when the running cache has the defaults, warns of nothing.
+func TestReconfigureCacheSection(t *testing.T) {
+	rcType()
+	vendor := rcVendorFor(t, &rcVendor{})
+	file := func(cache string) *translate.Config {
+		return rcParse(t, `{"deadline": "3s", "cache": {%s}, "engines": [{"name": "e", "type": "rc", "settings": {"vendor": %q}}]}`, cache, vendor)
+	}
+	for _, tc := range []struct {
+		name, running, next string
+		want              string // the fields named; "" for no warning
+	}{
+		{"same", `"ttl": "1h"`, `"ttl": "1h"`, ""},
+		{"entries only", `"ttl": "1h", "entries": 10`, `"ttl": "1h", "entries": 20`, ""}, // not known to Reconfigure: documented
+		{"defaults, spelt out", ``, `"ttl": "24h", "entries": 10000`, ""},
+		{"new ttl", `"ttl": "1h"`, `"ttl": "2h"`, "cache.ttl"},
+		{"ttl back to the default", `"ttl": "1h"`, ``, "cache.ttl"},
+		{"turned off", `"ttl": "1h"`, `"disabled": true`, "cache.disabled"},
+		{"turned on", `"disabled": true`, `"ttl": "1h"`, "cache.disabled"},
+		{"still off", `"disabled": true`, `"disabled": true, "ttl": "5h"`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var log telemetryLog
+			c, err := translate.New(translate.WithConfig(file(tc.running)), translate.WithLogger(newWarnLogger(&log)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			next := file(tc.next)
+			next.Deadline = 4 * time.Second
+			if err := c.Reconfigure(next); err != nil {
+				t.Fatalf("Reconfigure: %v", err)
+			}
+			warned := strings.Contains(log.String(), "cache section is not applied")
+			if warned != (tc.want != "") || !strings.Contains(log.String(), tc.want) {
+				t.Errorf("warnings %q, want one naming %q", log.String(), tc.want)
+			}
+			if _, err := c.Translate(context.Background(), req("hello")); err != nil {
+				t.Errorf("after Reconfigure: %v", err)
+			}
+		})
+	}
 }
