@@ -512,3 +512,128 @@ func TestReconfigureCacheSection(t *testing.T) {
 		})
 	}
 }
+
+// TestReconfigureAppliesEachSection: each part of a new config takes effect at the next
+// request, seen through the public API: an engine's region, quality, price, quota and
+// rate limit, the routing weights, the retry policy and the breaker thresholds. Each case
+// checks the behaviour under the first config, reconfigures once, and checks it again.
+func TestReconfigureAppliesEachSection(t *testing.T) {
+	rcType()
+	vendor := rcVendorFor(t, &rcVendor{})
+	// file is a config with engines a and b; a's profile fields after its quality (90 unless
+	// they say otherwise), and the top-level sections, are given as JSON fragments.
+	file := func(aProfile, sections string) *translate.Config {
+		if sections == "" {
+			sections = `"routing": {"temperature": 0.5}`
+		}
+		if !strings.Contains(aProfile, "quality") {
+			aProfile = `"quality": 90` + aProfile
+		}
+		return rcParse(t, `{"cache": {"disabled": true}, %s, "engines": [
+		    {"name": "a", "type": "rc", "settings": {"vendor": %q, "fail_prefix": "FAIL"}, "profile": {%s}},
+		    {"name": "b", "type": "rc", "settings": {"vendor": %q}, "profile": {"quality": 40}}]}`,
+			sections, vendor, aProfile, vendor)
+	}
+	send := func(c *translate.Client, r translate.Request) (*translate.Result, error) {
+		return c.Translate(context.Background(), r)
+	}
+	engine := func(t *testing.T, c *translate.Client, r translate.Request) string {
+		t.Helper()
+		res, err := send(c, r)
+		if err != nil {
+			t.Fatalf("%+v: %v", r, err)
+		}
+		return res.Engine
+	}
+	inEU := req("hello")
+	inEU.Regions = []string{"eu"}
+	for _, tc := range []struct {
+		name          string
+		before, after *translate.Config
+		check         func(t *testing.T, c *translate.Client, clk *clock) string // what the config shows
+		want          [2]string                                                  // before, after
+	}{
+		{"region", file(`, "region": "us"`, ""), file(`, "region": "eu"`, ""),
+			func(t *testing.T, c *translate.Client, _ *clock) string {
+				res, err := send(c, inEU)
+				if err != nil {
+					return translate.KindOf(err).String()
+				}
+				return res.Engine
+			}, [2]string{"no_engine", "a"}},
+		{"quality", file(``, ""), file(`"quality": 10`, ""),
+			func(t *testing.T, c *translate.Client, _ *clock) string { return engine(t, c, req("hello")) },
+			[2]string{"a", "b"}},
+		{"price", file(`, "class": "standard", "cost_per_million": 1000000`, ""), file(`, "class": "standard", "cost_per_million": 3000000`, ""),
+			func(t *testing.T, c *translate.Client, _ *clock) string {
+				r := req("hello")
+				r.Engine = "a"
+				res, err := send(c, r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return fmt.Sprint(res.Cost)
+			}, [2]string{"5", "15"}},
+		{"quota", file(`, "quota": 100`, ""), file(`, "quota": 1000`, ""),
+			func(t *testing.T, c *translate.Client, _ *clock) string {
+				return fmt.Sprint(rcStatus(c)["a"].QuotaLeft)
+			}, [2]string{"100", "1000"}},
+		{"rate limit", file(`, "rate_limit": 1, "burst": 1`, ""), file(`, "rate_limit": 100, "burst": 10`, ""),
+			func(t *testing.T, c *translate.Client, clk *clock) string {
+				clk.Advance(time.Minute) // a full bucket
+				var out []string
+				for i := range 3 {
+					out = append(out, engine(t, c, req(fmt.Sprintf("burst %d", i))))
+				}
+				return strings.Join(out, ",")
+			}, [2]string{"a,b,b", "a,a,a"}},
+		{"weights", file(``, `"routing": {"temperature": 0.5, "weights": {"quality": 0.5, "availability": 0.2, "speed": 0.15, "cost": 0.15}}`),
+			file(``, `"routing": {"temperature": 0.5, "weights": {"quality": 0.2, "availability": 0.5, "speed": 0.15, "cost": 0.15}}`),
+			func(t *testing.T, c *translate.Client, _ *clock) string {
+				return fmt.Sprintf("%.0f", rcStatus(c)["a"].Score)
+			}, [2]string{}}, // the score moves (its value is scoring's business)
+		{"retry", file(``, `"routing": {"temperature": 0.5}, "retry": {"max_attempts": 3}`),
+			file(``, `"routing": {"temperature": 0.5}, "retry": {"max_attempts": 1}`),
+			func(t *testing.T, c *translate.Client, _ *clock) string {
+				res, err := send(c, req("FAIL now"))
+				var e *translate.Error
+				switch {
+				case err == nil:
+					return strings.Join(engineNames(res.Attempts), ",")
+				case errors.As(err, &e):
+					return strings.Join(engineNames(e.Attempts), ",") + " failed"
+				}
+				return err.Error()
+			}, [2]string{"a,b", "a failed"}},
+		{"breaker", file(``, `"retry": {"per_engine": 1}, "breaker": {"window": 20, "min_calls": 20, "cooldown": "1m"}`),
+			file(``, `"retry": {"per_engine": 1}, "breaker": {"window": 20, "min_calls": 4, "cooldown": "1m"}`),
+			func(t *testing.T, c *translate.Client, _ *clock) string {
+				for i := range 6 {
+					r := req(fmt.Sprintf("FAIL %d", i))
+					r.Engine = "a"
+					send(c, r)
+				}
+				return rcStatus(c)["a"].Breaker.String()
+			}, [2]string{"closed", "open"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clk := newClock()
+			c := newClient(t, translate.WithConfig(tc.before), translate.WithClock(clk))
+			var got [2]string
+			got[0] = tc.check(t, c, clk)
+			if err := c.Reconfigure(tc.after); err != nil {
+				t.Fatal(err)
+			}
+			got[1] = tc.check(t, c, clk)
+			if tc.want == [2]string{} {
+				if got[0] == got[1] {
+					t.Errorf("%q before and after Reconfigure, want a change", got[0])
+				}
+				return
+			}
+			if got != tc.want {
+				t.Errorf("before and after Reconfigure: %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
