@@ -479,7 +479,7 @@ func TestReconfigureCacheSection(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name, running, next string
-		want              string // the fields named; "" for no warning
+		want                string // the fields named; "" for no warning
 	}{
 		{"same", `"ttl": "1h"`, `"ttl": "1h"`, ""},
 		{"entries only", `"ttl": "1h", "entries": 10`, `"ttl": "1h", "entries": 20`, ""}, // not known to Reconfigure: documented
