@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+	"go.uber.org/goleak"
 
 	"github.com/fanyi-go/translate"
 	"github.com/fanyi-go/translate/engines/fake"
@@ -156,62 +156,75 @@ func TestStreamJoinsToTheDocumentWithItsLayout(t *testing.T) {
 }
 
 // Segments finishing out of order are yielded in order, each as soon as every one before
-// it is done.
+// it is done. In virtual time (synctest): after synctest.Wait every chunk that is ready
+// waits on the channel, so "not yet" is exact, and a chunk held back is a deadlock, not a
+// hang.
 func TestStreamYieldsInSourceOrderAsSoonAsReady(t *testing.T) {
-	release := make([]chan struct{}, 4)
-	for i := range release {
-		release[i] = make(chan struct{})
-	}
-	finished := make(chan int, 4)
-	eng := fake.New("e", fake.WithHook(func(ctx context.Context, r *translate.EngineRequest) error {
-		select {
-		case <-release[partIndex(r.Texts[0])]:
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
+	synctest.Test(t, func(t *testing.T) {
+		release := make([]chan struct{}, 4)
+		for i := range release {
+			release[i] = make(chan struct{})
 		}
-	}), fake.WithTranslator(func(text string, _, _ languageTagT) string {
-		finished <- partIndex(text)
-		return "[es] " + text
-	}))
-	c := newClient(t, translate.WithEngine(eng, translate.Profile{}), translate.WithBatchConcurrency(4))
-	items := pump(c.TranslateStream(context.Background(), req(parts(4))))
-	want := func(i int) {
-		t.Helper()
-		it := next(t, items)
-		want := translate.Chunk{Segment: i, Text: fmt.Sprintf("[es] Part %d.", i), Engine: "e"}
-		if i < 3 {
-			want.Text += "\n\n"
+		eng := fake.New("e", fake.WithHook(func(ctx context.Context, r *translate.EngineRequest) error {
+			select {
+			case <-release[partIndex(r.Texts[0])]:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}))
+		c := newClient(t, translate.WithEngine(eng, translate.Profile{}), translate.WithBatchConcurrency(4))
+		items := pump(c.TranslateStream(context.Background(), req(parts(4))))
+		want := func(i int) {
+			t.Helper()
+			it := recv(t, items)
+			want := translate.Chunk{Segment: i, Text: fmt.Sprintf("[es] Part %d.", i), Engine: "e"}
+			if i < 3 {
+				want.Text += "\n\n"
+			}
+			if diff := cmp.Diff(item{ch: want}, it, cmp.AllowUnexported(item{})); diff != "" {
+				t.Errorf("chunk (-want +got):\n%s", diff)
+			}
 		}
-		if diff := cmp.Diff(item{ch: want}, it, cmp.AllowUnexported(item{})); diff != "" {
-			t.Errorf("chunk (-want +got):\n%s", diff)
+		none := func(when string) {
+			t.Helper()
+			synctest.Wait()
+			select {
+			case it := <-items:
+				t.Fatalf("%s: chunk %+v, want none yet", when, it)
+			default:
+			}
 		}
-	}
-	close(release[2])
-	<-finished // 2 is done first
-	close(release[0])
-	want(0) // at once, though 1 is not done
-	close(release[3])
-	<-finished
-	<-finished
-	close(release[1])
-	want(1)
-	want(2)
-	want(3)
-	if it, ok := <-items; ok {
-		t.Errorf("after the last chunk: %+v", it)
-	}
+		close(release[2])
+		none("segment 2 done, 0 and 1 not")
+		close(release[0])
+		want(0) // at once, though 1 is not done
+		none("segments 0 and 2 done, 1 not")
+		close(release[3])
+		none("segments 0, 2 and 3 done, 1 not")
+		close(release[1])
+		want(1)
+		want(2)
+		want(3)
+		if it, ok := <-items; ok {
+			t.Errorf("after the last chunk: %+v", it)
+		}
+	})
 }
 
-// next receives the next value of a pumped stream. The generous bound only turns a
-// regression that holds a chunk back into a failure instead of a hang.
-func next(t *testing.T, items <-chan item) item {
+// recv receives the next value of a pumped stream in a synctest bubble. A stream that
+// holds it back fails the test after a virtual minute instead of hanging it (the Client's
+// clock ticks, so the bubble never looks deadlocked).
+func recv(t *testing.T, items <-chan item) item {
 	t.Helper()
 	select {
-	case it := <-items:
+	case it, ok := <-items:
+		if !ok {
+			t.Fatal("the stream ended early")
+		}
 		return it
-	case <-time.After(30 * time.Second):
-		t.Fatal("no chunk: the stream holds back a chunk that is ready")
+	case <-time.After(time.Minute):
+		t.Fatal("no chunk after a minute")
 		return item{}
 	}
 }
@@ -274,7 +287,7 @@ func TestStreamTranslatesSeveralAtOnceBounded(t *testing.T) {
 		}
 		close(head)
 		for i := range 40 {
-			it := <-items
+			it := recv(t, items)
 			if it.err != nil || it.ch.Segment != i || it.ch.Partial {
 				t.Fatalf("chunk %d: %+v, %v", i, it.ch, it.err)
 			}
@@ -312,7 +325,7 @@ func stopping(t *testing.T, stop func(seq iter.Seq2[translate.Chunk, error], can
 			}
 		}))
 		c := newClient(t, translate.WithEngine(eng, translate.Profile{Timeout: time.Minute}), translate.WithBatchConcurrency(4))
-		before := runtime.NumGoroutine() // the Client's own goroutines
+		before := goleak.IgnoreCurrent() // the Client's own goroutines
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		t0 := time.Now()
@@ -323,10 +336,8 @@ func stopping(t *testing.T, stop func(seq iter.Seq2[translate.Chunk, error], can
 		if s, r := f.started.Load(), f.returned.Load(); s != r || s != 4 {
 			t.Errorf("when the range returned: %d calls started, %d returned; want 4 and 4", s, r)
 		}
-		synctest.Wait() // a goroutine that has not yet exited (none should be left)
-		if n := runtime.NumGoroutine(); n != before {
-			t.Errorf("%d goroutines after the range, %d before", n, before)
-		}
+		synctest.Wait() // goroutines on their way out exit; any left is a leak
+		goleak.VerifyNone(t, before)
 		time.Sleep(time.Minute)
 		if s := f.started.Load(); s != 4 {
 			t.Errorf("%d calls started after the range, want none", s-4)
