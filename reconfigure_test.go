@@ -637,3 +637,40 @@ func TestReconfigureAppliesEachSection(t *testing.T) {
 		})
 	}
 }
+
+// TestReconfigureKeepsHealth: an engine that stays keeps its health (the calls it failed
+// before still count) and its latency estimate; an engine new by name starts healthy.
+func TestReconfigureKeepsHealth(t *testing.T) {
+	rcType()
+	vendor := rcVendorFor(t, &rcVendor{})
+	file := func(quality int, extra string) *translate.Config {
+		return rcParse(t, `{"cache": {"disabled": true}, "retry": {"per_engine": 1, "max_attempts": 1},
+		  "breaker": {"window": 40, "min_calls": 40}, "engines": [
+		    {"name": "a", "type": "rc", "settings": {"vendor": %q, "fail_prefix": "F"}, "profile": {"quality": %d}}%s]}`,
+			vendor, quality, extra)
+	}
+	c := newClient(t, translate.WithConfig(file(90, "")), translate.WithClock(newClock()))
+	for i := range 10 {
+		text := fmt.Sprintf("ok %d", i)
+		if i%2 == 0 {
+			text = "F" + text // fails
+		}
+		c.Translate(context.Background(), req(text))
+	}
+	before := rcStatus(c)["a"]
+	if before.Health > 0.9 {
+		t.Fatalf("a's health %v after failing 5 calls of 10, want it lowered", before.Health)
+	}
+	extra := fmt.Sprintf(`, {"name": "n", "type": "rc", "settings": {"vendor": %q}}`, vendor)
+	if err := c.Reconfigure(file(95, extra)); err != nil {
+		t.Fatal(err)
+	}
+	after := rcStatus(c)
+	if after["a"].Health != before.Health || after["a"].LatencyEWMA != before.LatencyEWMA {
+		t.Errorf("a after Reconfigure: health %v, latency %v; want the %v and %v it had", after["a"].Health,
+			after["a"].LatencyEWMA, before.Health, before.LatencyEWMA)
+	}
+	if after["n"].Health != 1 {
+		t.Errorf("new engine n: health %v, want 1", after["n"].Health)
+	}
+}
