@@ -905,3 +905,125 @@ func TestStreamRedirectToAnotherHostRefused(t *testing.T) {
 	default:
 	}
 }
+
+// newStreamClient returns a Client over engines (each with its own Profile) that prefers
+// them in the order given, with no cache; it is closed when the test ends.
+func newStreamClient(t *testing.T, engines ...*Engine) *translate.Client {
+	t.Helper()
+	opts := []translate.Option{translate.WithSeed(1), translate.WithoutCache(),
+		translate.WithRouting(translate.RoutingPolicy{Temperature: 0.5})}
+	for i, e := range engines {
+		p := e.Profile()
+		p.Quality = 100 / float64(1+99*i) // 100, 1, ...
+		opts = append(opts, translate.WithEngine(e, p))
+	}
+	c, err := translate.New(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// pacedStream answers with one delta event per value of deltas, each sent once ack has
+// taken a value (the test saw the delta before), then ends with end: "cut" closes the
+// connection inside an event, "done" finishes the answer; it returns when the client goes.
+func pacedStream(t *testing.T, ack <-chan struct{}, end string, gone chan<- struct{}, deltas ...string) func(w http.ResponseWriter, r *http.Request) {
+	return func(w http.ResponseWriter, r *http.Request) {
+		defer close(gone)
+		startStream(w)
+		for i, d := range deltas {
+			if i > 0 {
+				select {
+				case <-ack:
+				case <-r.Context().Done():
+					return
+				}
+			}
+			send(w, deltaEvent(d))
+		}
+		select {
+		case <-ack:
+		case <-r.Context().Done():
+			return
+		}
+		switch end {
+		case "cut":
+			send(w, `data: {"id":"chatcmpl-1","cho`)
+			conn, _, err := http.NewResponseController(w).Hijack()
+			if err != nil {
+				t.Errorf("hijack: %v", err)
+				return
+			}
+			conn.Close()
+		case "done":
+			send(w, stopEvent+doneEvent)
+		}
+	}
+}
+
+// TestStreamThroughClient: Client.TranslateStream over this engine shows the model's text
+// as it arrives, as Partial chunks, and breaking out of the loop ends the HTTP request at
+// once: the server sees the client go, and no goroutine is left.
+func TestStreamThroughClient(t *testing.T) {
+	ack, gone := make(chan struct{}), make(chan struct{})
+	_, e := newStreamTest(t, pacedStream(t, ack, "done", gone, "Hola", " mun", "do."), WithName("llm"))
+	c := newStreamClient(t, e)
+	before := goleak.IgnoreCurrent()
+	var got []translate.Chunk
+	for ch, err := range c.TranslateStream(context.Background(), translate.Request{Text: "Hello world.", Source: "en", Target: "es"}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, ch)
+		if len(got) == 2 {
+			break
+		}
+		ack <- struct{}{}
+	}
+	want := []translate.Chunk{
+		{Segment: 0, Text: "Hola", Partial: true, Engine: "llm"},
+		{Segment: 0, Text: "Hola mun", Partial: true, Engine: "llm"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("chunks (-want +got):\n%s", diff)
+	}
+	waitClosed(t, gone, "the server seeing the client go")
+	goleak.VerifyNone(t, before)
+}
+
+// TestStreamFailoverThroughClient: a stream cut mid-event fails over for its segment, and
+// the next engine's text replaces the partial text.
+func TestStreamFailoverThroughClient(t *testing.T) {
+	ackA, goneA := make(chan struct{}), make(chan struct{})
+	ackB, goneB := make(chan struct{}), make(chan struct{})
+	_, a := newStreamTest(t, pacedStream(t, ackA, "cut", goneA, "Hola", " mun"), WithName("a"))
+	_, b := newStreamTest(t, pacedStream(t, ackB, "done", goneB, "Hola,", " mundo."), WithName("b"))
+	c := newStreamClient(t, a, b)
+	var got []translate.Chunk
+	for ch, err := range c.TranslateStream(context.Background(), translate.Request{Text: "Hello world.", Source: "en", Target: "es"}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, ch)
+		if ch.Partial {
+			if ch.Engine == "a" {
+				ackA <- struct{}{}
+			} else {
+				ackB <- struct{}{}
+			}
+		}
+	}
+	want := []translate.Chunk{
+		{Segment: 0, Text: "Hola", Partial: true, Engine: "a"},
+		{Segment: 0, Text: "Hola mun", Partial: true, Engine: "a"},
+		{Segment: 0, Text: "Hola,", Partial: true, Engine: "b"},
+		{Segment: 0, Text: "Hola, mundo.", Partial: true, Engine: "b"},
+		{Segment: 0, Text: "Hola, mundo.", Engine: "b"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("chunks (-want +got):\n%s", diff)
+	}
+	waitClosed(t, goneA, "a's request ending")
+	waitClosed(t, goneB, "b's request ending")
+}
