@@ -11,15 +11,20 @@ import (
 // leading a flight allocates nothing. The zero value is ready; a Flight is used for one
 // Join and must not be reused or copied afterwards: followers may still read it.
 type Flight[K comparable, V any] struct {
-	hash   uint64
-	key    K
-	owner  *Flights[K, V]
-	next   atomic.Pointer[Flight[K, V]]  // next flight in the slot's chain
-	done   atomic.Pointer[chan struct{}] // made by the first follower that waits
-	landed atomic.Bool                   // v and err are set
-	v      V
-	err    error
+	hash  uint64
+	key   K
+	owner *Flights[K, V]
+	next  atomic.Pointer[Flight[K, V]] // next flight in the slot's chain
+	// done is nil until the first follower that waits puts its channel there, which Land
+	// closes; Land leaves landed there: v and err are set. (No flag beside it: a Flight
+	// lives in its request's one allocation, kept within a size class.)
+	done atomic.Pointer[chan struct{}]
+	v    V
+	err  error
 }
+
+// landed is what Flight.done holds once the flight has landed.
+var landed = new(chan struct{})
 
 // Flights coalesces concurrent identical work: the first Join of a key leads a flight,
 // later Joins of that key follow it until the leader Lands it. It is safe for concurrent
@@ -83,9 +88,8 @@ func (fs *Flights[K, V]) Join(hash uint64, key K, f *Flight[K, V]) (g *Flight[K,
 // joined as a follower's own fresh Flight after its leader failed) just publishes.
 func (fs *Flights[K, V]) Land(hash uint64, key K, f *Flight[K, V], v V, err error) {
 	f.v, f.err = v, err
-	f.landed.Store(true)
 	fs.remove(hash, f)
-	if ch := f.done.Load(); ch != nil {
+	if ch := f.done.Swap(landed); ch != nil {
 		close(*ch)
 	}
 }
@@ -112,27 +116,25 @@ func (fs *Flights[K, V]) remove(hash uint64, f *Flight[K, V]) {
 
 // Wait returns the flight's outcome once it has landed, or ctx's error if ctx ends first.
 //
-// The follower publishes its channel before it looks at landed, and Land sets landed
-// before it looks for a channel, so one of them sees the other.
+// Land swaps landed into f.done and closes the channel it takes out; a follower finds
+// either landed (the outcome is set) or a channel that Land will close, its own or
+// another follower's.
 func (f *Flight[K, V]) Wait(ctx context.Context) (V, error) {
-	if f.landed.Load() {
+	ch := f.done.Load()
+	if ch == landed {
 		return f.v, f.err
 	}
 	if f.owner != nil {
 		f.owner.waiting.Add(1)
 		defer f.owner.waiting.Add(-1)
 	}
-	ch := f.done.Load()
 	if ch == nil {
 		nc := make(chan struct{})
 		if f.done.CompareAndSwap(nil, &nc) {
 			ch = &nc
-		} else {
-			ch = f.done.Load()
+		} else if ch = f.done.Load(); ch == landed {
+			return f.v, f.err
 		}
-	}
-	if f.landed.Load() {
-		return f.v, f.err
 	}
 	select {
 	case <-*ch:

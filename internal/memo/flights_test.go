@@ -170,7 +170,7 @@ func TestFlightsChainLanding(t *testing.T) {
 		}
 		fs.Land(uint64(i)*flightSlots, ks[i], &f, "", nil)
 		for j := range ks {
-			if fls[j].landed.Load() {
+			if fls[j].done.Load() == landed {
 				continue
 			}
 			var f fl
