@@ -603,7 +603,6 @@ func (c *Client) putScratch(s *scratch) {
 	}
 	s.req = EngineRequest{}
 	s.r, s.j = request{}, job{}
-	s.part[0], s.out[0], s.eng[0] = "", "", ""
-	clear(s.cands[:cap(s.cands)])
+	s.part[0], s.out[0], s.eng[0] = "", "", "" // candidates hold no pointers: nothing to clear
 	c.scratch.Put(s)
 }
