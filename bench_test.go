@@ -36,6 +36,24 @@ func BenchmarkFloor(b *testing.B) {
 	}
 }
 
+// BenchmarkFloorParallel is BenchmarkFloor from every P: no shared state and no allocation,
+// so its scaling from -cpu 1 to -cpu 2 is what the machine gives at that moment, the ceiling
+// for MissParallel's.
+func BenchmarkFloorParallel(b *testing.B) {
+	e := floorEngine
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		r := &translate.EngineRequest{Texts: []string{"hello"}}
+		for pb.Next() {
+			if _, err := e.Translate(ctx, r); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
 func benchClient(b *testing.B, opts ...translate.Option) *translate.Client {
 	c, err := translate.New(append([]translate.Option{translate.WithSeed(1),
 		translate.WithEngine(newNoop(), translate.Profile{})}, opts...)...)
@@ -91,9 +109,23 @@ func BenchmarkCacheHitParallel(b *testing.B) {
 }
 
 // BenchmarkMissParallel gives each goroutine its own text: identical concurrent misses
-// would be coalesced into one engine call.
+// would be coalesced into one engine call. Its draws come from the seeded sequence.
 func BenchmarkMissParallel(b *testing.B) {
-	c := benchClient(b, translate.WithoutCache())
+	benchMissParallel(b, benchClient(b, translate.WithoutCache()))
+}
+
+// BenchmarkMissParallelUnseeded is BenchmarkMissParallel without WithSeed: draws come from
+// the runtime's random source.
+func BenchmarkMissParallelUnseeded(b *testing.B) {
+	c, err := translate.New(translate.WithEngine(newNoop(), translate.Profile{}), translate.WithoutCache())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.Close() })
+	benchMissParallel(b, c)
+}
+
+func benchMissParallel(b *testing.B, c *translate.Client) {
 	ctx := context.Background()
 	var n atomic.Int64
 	b.ReportAllocs()

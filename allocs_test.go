@@ -1,0 +1,73 @@
+package translate_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/fanyi-go/translate"
+)
+
+// allocsPerRequest returns the allocations of one Translate of req on c, averaged over
+// many calls after a first one that warms the pools and the cache.
+func allocsPerRequest(t *testing.T, c *translate.Client, req translate.Request) float64 {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := c.Translate(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	return testing.AllocsPerRun(1000, func() {
+		if _, err := c.Translate(ctx, req); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// engineClient returns a Client over n no-op engines; with mixed, every other engine has a
+// quota and every fourth is a last resort, so the router weighs them with exclude rather than
+// taking them plainly.
+func engineClient(t *testing.T, n int, mixed bool, opts ...translate.Option) *translate.Client {
+	t.Helper()
+	opts = append([]translate.Option{translate.WithSeed(1)}, opts...)
+	for i := range n {
+		p := translate.Profile{}
+		if mixed {
+			if i%2 == 1 {
+				p.Quota = 1 << 40
+			}
+			p.FallbackOnly = i%4 == 3
+		}
+		opts = append(opts, translate.WithEngine(&named{*newNoop(), fmt.Sprint("e", i)}, p))
+	}
+	c, err := translate.New(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// TestAllocsDoNotGrowWithEngines holds the allocation counts the README claims: a miss
+// allocates once (its Result), a fresh cache hit not at all, whatever the number of engines,
+// 8 or 1,000. Under the race detector sync.Pool drops some of what it is given, so there
+// the counts are only held to not growing with the engines.
+func TestAllocsDoNotGrowWithEngines(t *testing.T) {
+	for _, mixed := range []bool{false, true} {
+		var base float64
+		for _, n := range []int{8, 17, 32, 100, 1000} {
+			c := engineClient(t, n, mixed, translate.WithoutCache())
+			miss := allocsPerRequest(t, c, benchReq)
+			hit := allocsPerRequest(t, engineClient(t, n, mixed), benchReq)
+			t.Logf("%4d engines (mixed %v): miss %.2f allocs, hit %.2f", n, mixed, miss, hit)
+			if n == 8 {
+				base = miss
+			}
+			if miss > base+0.5 {
+				t.Errorf("%d engines (mixed %v): a miss allocates %.2f times, %.2f with 8 engines", n, mixed, miss, base)
+			}
+			if !raceEnabled && (miss > 1 || hit > 0) {
+				t.Errorf("%d engines (mixed %v): a miss allocates %.2f times (want 1), a hit %.2f (want 0)", n, mixed, miss, hit)
+			}
+		}
+	}
+}
