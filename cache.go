@@ -3,6 +3,7 @@ package translate
 import (
 	"context"
 	"hash/maphash"
+	"sync/atomic"
 	"time"
 
 	"github.com/fanyi-go/translate/internal/memo"
@@ -81,12 +82,15 @@ func (e *cacheEntry) hit(reqID string) *Result {
 // index for hits). Entries are fresh for ttl and then kept, stale, until evicted, to answer
 // when every engine fails.
 type cache struct {
-	m   *memo.Cache[cacheKey, *cacheEntry]
-	ttl int64
+	m       *memo.Cache[cacheKey, *cacheEntry]
+	ttl     atomic.Int64 // nanoseconds; Reconfigure may change it
+	entries int          // New's size: fixed for the Client's life
 }
 
 func newCache(entries int, ttl int64) *cache {
-	return &cache{m: memo.NewCache[cacheKey, *cacheEntry](entries), ttl: ttl}
+	c := &cache{m: memo.NewCache[cacheKey, *cacheEntry](entries), entries: entries}
+	c.ttl.Store(ttl)
+	return c
 }
 
 // get returns the entry for r, and whether it is still fresh.
@@ -95,7 +99,7 @@ func (c *cache) get(r *request, now int64) (*cacheEntry, bool) {
 	if !ok {
 		return nil, false
 	}
-	return e, now-at < c.ttl
+	return e, now-at < c.ttl.Load()
 }
 
 // put stores the translation of r made by the engines named in by (in r's configuration).

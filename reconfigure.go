@@ -13,11 +13,11 @@ import (
 // not name are removed, including engines given to New with WithEngine; options that a
 // Config does not hold (clock, logger, telemetry, store, seed) stay as New set them.
 //
-// The cache is built by New and kept with its entries: cfg's "cache" section (entries,
-// ttl, disabled) is not applied. When it asks for a cache other than the running one (the
-// cache turned on or off, another ttl), Reconfigure applies the rest of cfg and logs a
-// warning naming those fields (through the Client's logger, else slog.Default); restart
-// the Client to change the cache.
+// The cache is built by New and kept with its entries: a new ttl in cfg's "cache" section
+// applies (to the entries already cached too), but the cache cannot be turned on or off or
+// resized. When cfg asks for that, Reconfigure applies the rest of cfg and logs a warning
+// naming those fields (through the Client's logger, else slog.Default); restart the Client
+// to change them.
 //
 // Engines are matched by name. An engine that stays keeps its state: breakers (started
 // afresh when the breaker policy changes), health and standing, the quota used this period
@@ -58,6 +58,9 @@ func (c *Client) Reconfigure(cfg *Config) error {
 	c.cfg.Store(s)
 	c.mu.Unlock()
 	c.startProbes()
+	if c.cache != nil && !cfg.Cache.Disabled {
+		c.cache.ttl.Store(int64(cacheTTL(cfg.Cache)))
+	}
 	if fields := c.cacheNotApplied(cfg.Cache); len(fields) > 0 {
 		c.configLogger().LogAttrs(context.Background(), slog.LevelWarn,
 			"translate: the config's cache section is not applied by Reconfigure (the cache is built at New); restart to change it",
@@ -66,10 +69,9 @@ func (c *Client) Reconfigure(cfg *Config) error {
 	return nil
 }
 
-// cacheNotApplied returns the fields of a cache section that ask for a cache other than the
-// running one: "cache.disabled" when it turns the cache on or off, "cache.ttl" when its ttl
-// (24h when 0) differs. The running cache's size is not known here, so "cache.entries" is
-// never named.
+// cacheNotApplied returns the fields of a cache section that ask for a cache Reconfigure
+// cannot give: "cache.disabled" when it turns the cache on or off, "cache.entries" when it
+// sizes the running cache otherwise (10000 when 0).
 func (c *Client) cacheNotApplied(cc CacheConfig) []string {
 	running := c.cache != nil
 	switch {
@@ -78,14 +80,22 @@ func (c *Client) cacheNotApplied(cc CacheConfig) []string {
 	case !running:
 		return nil
 	}
-	ttl := cc.TTL
-	if ttl == 0 {
-		ttl = 24 * time.Hour
+	entries := cc.Entries
+	if entries == 0 {
+		entries = 10000
 	}
-	if int64(ttl) != c.cache.ttl {
-		return []string{"cache.ttl"}
+	if entries != c.cache.entries {
+		return []string{"cache.entries"}
 	}
 	return nil
+}
+
+// cacheTTL is a cache section's ttl, 24h when 0.
+func cacheTTL(cc CacheConfig) time.Duration {
+	if cc.TTL == 0 {
+		return 24 * time.Hour
+	}
+	return cc.TTL
 }
 
 // nextSetup validates cfg and builds the configuration that follows the running one.

@@ -468,9 +468,9 @@ func cmpIgnore(fields ...string) cmp.Option {
 }
 
 // TestReconfigureCacheSection: the cache is New's; a config whose cache section asks for
-// another one (a new ttl, the cache off or on) is applied but for that section, and a
-// warning names the fields that were not; a cache section like the running one, or one
-// only left out when the running cache has the defaults, warns of nothing.
+// a cache Reconfigure cannot give (turned off or on, another size) is applied but for that
+// section, and a warning names the fields that were not; a new ttl applies (see
+// TestReconfigureCacheTTL) and warns of nothing.
 func TestReconfigureCacheSection(t *testing.T) {
 	rcType()
 	vendor := rcVendorFor(t, &rcVendor{})
@@ -482,10 +482,11 @@ func TestReconfigureCacheSection(t *testing.T) {
 		want                string // the fields named; "" for no warning
 	}{
 		{"same", `"ttl": "1h"`, `"ttl": "1h"`, ""},
-		{"entries only", `"ttl": "1h", "entries": 10`, `"ttl": "1h", "entries": 20`, ""}, // not known to Reconfigure: documented
+		{"another size", `"ttl": "1h", "entries": 10`, `"ttl": "1h", "entries": 20`, "cache.entries"},
+		{"size back to the default", `"entries": 10`, ``, "cache.entries"},
 		{"defaults, spelt out", ``, `"ttl": "24h", "entries": 10000`, ""},
-		{"new ttl", `"ttl": "1h"`, `"ttl": "2h"`, "cache.ttl"},
-		{"ttl back to the default", `"ttl": "1h"`, ``, "cache.ttl"},
+		{"new ttl", `"ttl": "1h"`, `"ttl": "2h"`, ""},
+		{"ttl back to the default", `"ttl": "1h"`, ``, ""},
 		{"turned off", `"ttl": "1h"`, `"disabled": true`, "cache.disabled"},
 		{"turned on", `"disabled": true`, `"ttl": "1h"`, "cache.disabled"},
 		{"still off", `"disabled": true`, `"disabled": true, "ttl": "5h"`, ""},
@@ -510,6 +511,37 @@ func TestReconfigureCacheSection(t *testing.T) {
 				t.Errorf("after Reconfigure: %v", err)
 			}
 		})
+	}
+}
+
+// TestReconfigureCacheTTL: a new ttl applies at once, to entries cached before it too.
+func TestReconfigureCacheTTL(t *testing.T) {
+	rcType()
+	v := &rcVendor{}
+	vendor := rcVendorFor(t, v)
+	file := func(ttl string) *translate.Config {
+		return rcParse(t, `{"cache": {"ttl": %q}, "engines": [{"name": "e", "type": "rc", "settings": {"vendor": %q}}]}`, ttl, vendor)
+	}
+	clk := newClock()
+	c := newClient(t, translate.WithConfig(file("1h")), translate.WithClock(clk))
+	ask := func() *translate.Result {
+		t.Helper()
+		res, err := c.Translate(context.Background(), req("hello"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	ask()
+	clk.Advance(30 * time.Minute)
+	if res := ask(); !res.FromCache {
+		t.Fatalf("30 minutes into a 1h ttl: not from the cache (%d calls)", v.calls.Load())
+	}
+	if err := c.Reconfigure(file("10m")); err != nil {
+		t.Fatal(err)
+	}
+	if res := ask(); res.FromCache || v.calls.Load() != 2 {
+		t.Errorf("30 minutes old under a 10m ttl: FromCache %v after %d calls, want a fresh call (2)", res.FromCache, v.calls.Load())
 	}
 }
 
