@@ -228,13 +228,17 @@ func TestStreamSpecExample(t *testing.T) {
 // connection open and sends more: nothing after it is read or yielded, and the request
 // ends (the server sees the client go).
 func TestStreamDoneEndsTheStream(t *testing.T) {
-	gone := make(chan struct{})
+	gone, end := make(chan struct{}), make(chan struct{})
 	_, e := newStreamTest(t, func(w http.ResponseWriter, r *http.Request) {
 		startStream(w)
 		send(w, deltaEvent("Hola")+doneEvent+deltaEvent(" XX"))
-		<-r.Context().Done()
-		close(gone)
+		select {
+		case <-r.Context().Done():
+			close(gone)
+		case <-end: // the test failed: let the server close
+		}
 	})
+	t.Cleanup(func() { close(end) })
 	var got []string
 	for d, err := range e.TranslateStream(context.Background(), request("en", "es", "Hello")) {
 		if err != nil {
