@@ -72,10 +72,12 @@ func ownServer(t testing.TB) *redistest.Server {
 	return s
 }
 
+// newClient is a go-redis client with no read or write timeout of its own: the store's
+// WithTimeout is the only bound on a call, as the tests check.
 func newClient(t testing.TB, addr string) *redis.Client {
 	t.Helper()
 	rdb := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true,
-		MaxRetries: -1, DisableIdentity: true})
+		MaxRetries: -1, DisableIdentity: true, ReadTimeout: -1, WriteTimeout: -1})
 	t.Cleanup(func() { _ = rdb.Close() })
 	return rdb
 }

@@ -337,17 +337,21 @@ func TestConcurrentAdmissionsNeverExceed(t *testing.T) {
 	}
 }
 
-// roundTrips counts commands and pipelines sent to Redis.
+// roundTrips counts commands and pipelines sent to Redis; with skipSetup, not the commands
+// that set up a new connection (HELLO, CLIENT).
 type roundTrips struct {
-	mu sync.Mutex
-	n  int
+	mu        sync.Mutex
+	n         int
+	skipSetup bool
 }
 
 func (r *roundTrips) DialHook(next redis.DialHook) redis.DialHook { return next }
 func (r *roundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		r.mu.Lock()
-		r.n++
+		if n := cmd.Name(); !r.skipSetup || (n != "hello" && n != "client") {
+			r.n++
+		}
 		r.mu.Unlock()
 		return next(ctx, cmd)
 	}
@@ -501,5 +505,47 @@ func TestAdmitWithLostReplyIsReleased(t *testing.T) {
 	want := translate.BudgetStatus{Daily: 10, Spent: 2}
 	if diff := cmp.Diff(want, f.budget(t0), approx); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// Stores share state exactly when they share a prefix, and write no key outside it.
+func TestPrefixesDoNotShare(t *testing.T) {
+	srv := ownServer(t) // a server no other test writes to
+	rdb := newClient(t, srv.Addr)
+	stores := map[string]*Store{}
+	for _, p := range []string{"a:", "b:"} {
+		st, err := New(rdb, WithPrefix(p), WithCache(time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		stores[p] = st
+	}
+	ctx := context.Background()
+	a := adm("deepl", 10, 10)
+	a.RequestID, a.CacheKey, a.Quota, a.Chars = "r", "c", 100, 100
+	for _, p := range []string{"a:", "b:"} {
+		got, err := stores[p].Admit(ctx, a)
+		if err != nil || got.Lease == "" {
+			t.Fatalf("prefix %s: Admit = %+v, %v; want a lease: the other prefix's spend is not this one's", p, got, err)
+		}
+		if err := stores[p].Settle(ctx, translate.Settlement{Lease: got.Lease, Sent: true, Credits: 10, Chars: 100,
+			Answer: &translate.StoredAnswer{Text: "x"}, CacheKey: "c"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := stores[p].Hold(ctx, "google", translate.KindUnauthorized, time.Now().Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ks, err := rdb.Keys(ctx, "*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range ks {
+		if !strings.HasPrefix(k, "a:") && !strings.HasPrefix(k, "b:") {
+			t.Errorf("key %q outside the prefixes", k)
+		}
+	}
+	if len(ks) < 10 {
+		t.Errorf("%d keys, want at least 5 per prefix: %v", len(ks), ks)
 	}
 }
