@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"errors"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -93,6 +94,23 @@ type keyAmount struct {
 	amount float64
 }
 
+// add is k plus amount held back for key; a holdback for another key (a day or a period
+// that has ended) is dropped.
+func (k keyAmount) add(key string, amount float64) keyAmount {
+	if k.key != key {
+		return keyAmount{key, amount}
+	}
+	return keyAmount{key, k.amount + amount}
+}
+
+// heldFor is the amount held back for key at now; 0 when none is.
+func (h *holdback) heldFor(k keyAmount, key string, now time.Time) float64 {
+	if k.key != key || !now.Before(h.until) {
+		return 0
+	}
+	return k.amount
+}
+
 type localLease struct {
 	ad   *admission
 	sent bool // in a push already: settles as a Redis lease
@@ -150,13 +168,18 @@ func (l *local) recover(now time.Time, hold time.Duration) bool {
 	l.degraded = false
 	l.deg.Store(false)
 	others := l.replicas - 1
-	l.held = holdback{until: now.Add(hold), quota: map[string]keyAmount{}}
+	prev := l.held // still in force: the other replicas may not have pushed that either
+	if !now.Before(prev.until) {
+		prev = holdback{}
+	}
+	l.held = holdback{until: now.Add(hold), budget: prev.budget, quota: map[string]keyAmount{}}
+	maps.Copy(l.held.quota, prev.quota)
 	if l.budgetShare.key != "" {
-		l.held.budget = keyAmount{l.budgetShare.key, others * l.budgetShare.allow}
+		l.held.budget = prev.budget.add(l.budgetShare.key, others*l.budgetShare.allow)
 	}
 	for engine, qs := range l.quotaShare {
 		if qs.key != "" {
-			l.held.quota[engine] = keyAmount{qs.key, others * qs.allow}
+			l.held.quota[engine] = prev.quota[engine].add(qs.key, others*qs.allow)
 		}
 	}
 	l.budgetShare = share{}
@@ -197,7 +220,9 @@ func (l *local) learn(ad *admission, rep admitReply) {
 	}
 }
 
-func (l *local) shareOf(cur *share, known knownFigure, seen bool, key string, limit float64) (*share, error) {
+// shareOf is the local share of the limit on key: 1/n of what remained at the last answer
+// from Redis, less what is held back after an earlier outage.
+func (l *local) shareOf(cur *share, known knownFigure, seen bool, key string, limit, held float64) (*share, error) {
 	if cur.key == key {
 		return cur, nil
 	}
@@ -205,7 +230,7 @@ func (l *local) shareOf(cur *share, known knownFigure, seen bool, key string, li
 	if limit > 0 {
 		switch {
 		case known.key == key:
-			remaining = limit - known.spent - known.reserve
+			remaining = limit - known.spent - known.reserve - held
 		case seen:
 			remaining = limit // a period Redis has not told us about has just begun
 		default:
@@ -225,7 +250,8 @@ func (l *local) admit(ad *admission, now time.Time) (translate.Admitted, error) 
 	var bs *share // nil: this admission has no budget (a free engine, or unlimited)
 	if ad.Daily > 0 {
 		var err error
-		if bs, err = l.shareOf(&l.budgetShare, l.budgetKnown, l.contact, ad.lease.Budget, ad.Daily); err != nil {
+		held := l.held.heldFor(l.held.budget, ad.lease.Budget, now)
+		if bs, err = l.shareOf(&l.budgetShare, l.budgetKnown, l.contact, ad.lease.Budget, ad.Daily, held); err != nil {
 			return translate.Admitted{}, err
 		}
 	}
@@ -238,7 +264,8 @@ func (l *local) admit(ad *admission, now time.Time) (translate.Admitted, error) 
 			l.quotaShare[ad.Engine] = cur
 		}
 		var err error
-		if qs, err = l.shareOf(cur, known, seen, ad.lease.Quota, float64(ad.Quota)); err != nil {
+		held := l.held.heldFor(l.held.quota[ad.Engine], ad.lease.Quota, now)
+		if qs, err = l.shareOf(cur, known, seen, ad.lease.Quota, float64(ad.Quota), held); err != nil {
 			return translate.Admitted{}, err
 		}
 	}

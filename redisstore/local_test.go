@@ -234,19 +234,36 @@ func TestTimedOutAdmitLeavesNoReservation(t *testing.T) {
 	}
 }
 
-// While degraded, calls do not wait on Redis: only one probe per period does.
+// A call that finds Redis gone waits WithTimeout, not its caller's deadline; while
+// degraded, calls do not wait on Redis at all: they send nothing but one probe per period.
 func TestDegradedCallsDoNotWait(t *testing.T) {
 	p := newPausable(t, WithTimeout(time.Second))
+	rt := &roundTrips{skipSetup: true} // a new connection's HELLO is no wait of the caller's
+	p.rdb.AddHook(rt)
 	p.admit(adm("deepl", 0, 10))
 	p.pause()
 	defer p.resume()
-	p.admit(adm("deepl", 0, 10)) // the one that waits and finds Redis gone
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	p.ctx = ctx // a caller's deadline far beyond the store's timeout
 	start := time.Now()
+	p.admit(adm("deepl", 0, 10)) // waits and finds Redis gone
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("the first Admit on a paused Redis took %v with WithTimeout(1s): it waited on its caller", d)
+	}
+	rt.take()
 	for range 20 {
 		p.admit(adm("deepl", 0.1, 10))
 	}
-	if d := time.Since(start); d > 500*time.Millisecond {
-		t.Errorf("20 degraded admissions took %v: they waited on Redis", d)
+	if n := rt.take(); n != 0 {
+		t.Errorf("20 degraded admissions sent %d commands to Redis, want 0 before the probe is due", n)
+	}
+	p.probeNow()
+	for range 5 {
+		p.admit(adm("deepl", 0.1, 10))
+	}
+	if n := rt.take(); n != 1 {
+		t.Errorf("admissions once the probe is due sent %d commands, want 1 (one probe)", n)
 	}
 }
 
@@ -361,5 +378,53 @@ func TestLocalQuotaRefusalHasNoUntil(t *testing.T) {
 	want := translate.Admitted{Refused: translate.KindQuotaExhausted, QuotaLeft: 50}
 	if diff := cmp.Diff(want, p.admit(a)); diff != "" {
 		t.Errorf("local quota refusal (-want +got):\n%s", diff)
+	}
+}
+
+// An outage that starts while the holdback of the last one lasts: the other replicas may
+// still not have pushed what they spent in the first, so the new local share is cut from
+// what remains less the holdback, and the holdback after the second outage adds to the
+// first (the scenario caught replicas flapping on a busy machine overrunning the budget).
+func TestOutageDuringHoldback(t *testing.T) {
+	p := newPausable(t, WithReplicas(2))
+	p.admit(adm("deepl", 0, 10)) // figures known: nothing spent
+	outage := func(credits float64) {
+		t.Helper()
+		p.pause()
+		p.probeNow() // a degraded store tries Redis again first
+		got := p.admit(adm("deepl", credits, 10))
+		if got.Lease == "" {
+			t.Fatalf("local admission of %v = %+v", credits, got)
+		}
+		p.settle(translate.Settlement{Lease: got.Lease, Sent: true, Credits: credits})
+		p.resume()
+		p.probeNow()
+		p.admit(adm("deepl", 0, 10)) // pushes, and learns the figures
+		if p.st.Degraded() {
+			t.Fatal("still degraded after Redis answered")
+		}
+	}
+	outage(1) // share 5; spent 1; the other replica's 5 held back
+	p.pause()
+	p.probeNow()
+	// Share: (10 - 1 spent - 5 held back) / 2 = 2.
+	if got := p.admit(adm("deepl", 2.5, 10)); got.Refused != translate.KindBudgetExceeded {
+		t.Errorf("local admission past the share cut from the holdback = %+v, want KindBudgetExceeded", got)
+	}
+	got := p.admit(adm("deepl", 2, 10))
+	if got.Lease == "" {
+		t.Fatalf("local admission within the share = %+v", got)
+	}
+	p.settle(translate.Settlement{Lease: got.Lease, Sent: true, Credits: 2})
+	p.resume()
+	p.probeNow()
+	p.admit(adm("deepl", 0, 10)) // pushes: spent 3
+	// Held back: the first outage's 5 (still within its time) and the second's 2: 3 + 7 = 10.
+	if got := p.admit(adm("deepl", 0.5, 10)); got.Refused != translate.KindBudgetExceeded {
+		t.Errorf("admission into both holdbacks = %+v, want KindBudgetExceeded", got)
+	}
+	p.clk.add(p.st.holdFor())
+	if got := p.admit(adm("deepl", 0.5, 10)); got.Lease == "" {
+		t.Errorf("admission once the holdback ended = %+v", got)
 	}
 }
