@@ -32,7 +32,8 @@
 // periods after that it holds back, of each limit it served a share of, the other replicas'
 // shares: they may have spent them and not pushed yet. The budget and quotas hold across
 // an outage as long as every replica that served from its share reaches Redis within that
-// time; a replica that dies while serving from its share takes its spend with it. A Client that never reached
+// time; a replica that dies while serving from its share takes its spend with it, and one
+// that stops gracefully should call Store.Flush first. A Client that never reached
 // Redis knows no figure and refuses admissions against a limited budget or quota with an
 // error. While Redis is away, request ids are de-duplicated per Client only.
 //

@@ -52,8 +52,8 @@ type local struct {
 	held holdback // after an outage: the other replicas' shares, perhaps spent and not pushed yet
 
 	// operations waiting for Redis
-	pushing bool
-	retry   []op // sent in a push whose outcome is unknown; sent again first
+	pushing chan struct{} // non-nil while a push is under way; closed when it ends
+	retry   []op          // sent in a push whose outcome is unknown; sent again first
 	settles []op
 	spends  map[string]op // counter key -> charge, one guard each
 	holdOps map[string]op
@@ -461,6 +461,21 @@ func (l *local) budget(key string) (spent, reserved float64) {
 	return max(spent, 0), max(reserved, 0)
 }
 
+// pending reports whether operations wait for Redis and, when a push is under way, a
+// channel closed when it ends.
+func (l *local) pending() (bool, <-chan struct{}) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.pushing != nil {
+		return true, l.pushing
+	}
+	waiting := len(l.retry)+len(l.settles)+len(l.spends)+len(l.holdOps)+len(l.answers) > 0
+	for _, ll := range l.leases {
+		waiting = waiting || !ll.sent
+	}
+	return waiting, nil
+}
+
 func opRank(o op) int {
 	return strings.Index("asmlhr", o["o"].(string))
 }
@@ -472,7 +487,7 @@ func opRank(o op) int {
 func (l *local) take(now time.Time) (ops []op, done func(ok bool)) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.pushing {
+	if l.pushing != nil {
 		return nil, nil
 	}
 	ops = l.retry
@@ -507,11 +522,13 @@ func (l *local) take(now time.Time) (ops []op, done func(ok bool)) {
 		return nil, nil
 	}
 	slices.SortStableFunc(ops, func(a, b op) int { return opRank(a) - opRank(b) })
-	l.pushing = true
+	pushing := make(chan struct{})
+	l.pushing = pushing
 	return ops, func(ok bool) {
 		l.mu.Lock()
 		defer l.mu.Unlock()
-		l.pushing = false
+		l.pushing = nil
+		close(pushing)
 		if !ok {
 			l.retry = append(ops, l.retry...)
 			return

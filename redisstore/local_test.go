@@ -44,13 +44,17 @@ type pausable struct {
 	reader *sdkmetric.ManualReader
 }
 
+// Its store waits 1s for Redis: a call that takes longer on a busy machine would look like
+// an outage. The tests run in parallel, each on its own server, so the timeouts they wait
+// out overlap.
 func newPausable(t *testing.T, opts ...Option) *pausable {
+	t.Parallel()
 	srv := ownServer(t)
 	p := &pausable{srv: srv, logs: new(syncBuffer), reader: sdkmetric.NewManualReader()}
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(p.reader))
 	t.Cleanup(func() { _ = mp.Shutdown(context.Background()) })
 	f := &fixture{t: t, rdb: newClient(t, srv.Addr), clk: newClock(t0), ctx: context.Background()}
-	opts = append([]Option{WithPrefix("p:"), withClock(f.clk), WithTimeout(100 * time.Millisecond),
+	opts = append([]Option{WithPrefix("p:"), withClock(f.clk), WithTimeout(time.Second),
 		WithLogger(slog.New(slog.NewTextHandler(p.logs, nil))), WithMeterProvider(mp)}, opts...)
 	st, err := New(f.rdb, opts...)
 	if err != nil {
@@ -426,5 +430,46 @@ func TestOutageDuringHoldback(t *testing.T) {
 	p.clk.add(p.st.holdFor())
 	if got := p.admit(adm("deepl", 0.5, 10)); got.Lease == "" {
 		t.Errorf("admission once the holdback ended = %+v", got)
+	}
+}
+
+// Flush pushes what a Store decided alone, so a replica that stops gracefully leaves its
+// local spend to the others; while Redis does not answer it says so.
+func TestFlushPushesLocalSpend(t *testing.T) {
+	p := newPausable(t, WithReplicas(2))
+	rt := &roundTrips{skipSetup: true}
+	p.rdb.AddHook(rt)
+	if err := p.st.Flush(p.ctx); err != nil {
+		t.Fatalf("Flush with nothing to push: %v", err)
+	}
+	if n := rt.take(); n != 0 {
+		t.Errorf("Flush with nothing to push sent %d commands", n)
+	}
+	p.admit(adm("deepl", 0, 10)) // figures known
+	p.pause()
+	got := p.admit(adm("deepl", 1, 10))
+	p.settle(translate.Settlement{Lease: got.Lease, Sent: true, Credits: 1})
+	inFlight := p.admit(adm("deepl", 2, 10))
+	if got.Lease == "" || inFlight.Lease == "" {
+		t.Fatalf("local admissions = %+v, %+v", got, inFlight)
+	}
+	if err := p.st.Flush(p.ctx); err == nil {
+		t.Error("Flush while Redis is paused: no error")
+	}
+	p.resume()
+	if err := p.st.Flush(p.ctx); err != nil {
+		t.Fatalf("Flush: %v", err)
+	}
+	other, err := New(p.rdb, WithPrefix("p:"), withClock(p.clk))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := other.Budget(p.ctx, t0, 10)
+	if diff := cmp.Diff(translate.BudgetStatus{Daily: 10, Spent: 1, Reserved: 2}, b, approx); diff != "" || err != nil {
+		t.Errorf("another replica's Budget after Flush (-want +got):\n%s%v", diff, err)
+	}
+	rt.take()
+	if err := p.st.Flush(p.ctx); err != nil || rt.take() != 0 {
+		t.Errorf("a second Flush: %v, want nothing sent", err)
 	}
 }
