@@ -39,9 +39,13 @@ const TextChars = 24
 
 // Config is the scenario. Default gives every field a value.
 type Config struct {
-	Replicas       int
-	Rate           float64       // requests per second per replica, open loop
-	Duration       time.Duration // load per replica
+	Replicas int
+	Rate     float64       // requests per second per replica, open loop
+	Duration time.Duration // load per replica, at least
+	// MaxDuration bounds the load: past Duration a replica goes on until the shared budget
+	// is spent, so a machine too busy to serve the load in time still spends it.
+	MaxDuration    time.Duration
+	StoreTimeout   time.Duration // redisstore.WithTimeout
 	Daily          float64       // the shared daily budget in credits
 	CostPerMillion float64       // the paid engine's price
 	Quota          int64         // the quota engine's characters per day
@@ -49,6 +53,9 @@ type Config struct {
 	// engine it pins (Request.Engine, no fallback), "" lets the router choose.
 	Pinned        []string
 	EngineLatency time.Duration
+	// KilledLatency is the engine latency of the last replica, the one killed: long enough
+	// that it dies holding leases, whose expiry the run then checks.
+	KilledLatency time.Duration
 	KillAt        time.Duration // SIGKILL of the last replica, from the start
 	PauseAt       time.Duration // SIGSTOP of Redis
 	PauseFor      time.Duration
@@ -59,19 +66,23 @@ type Config struct {
 	Now           time.Time
 }
 
-// Default is the scenario the test and the example run over 12 seconds. A third of the
+// Default is the scenario the test and the example run over 12 seconds or more. A third of the
 // requests pins the paid engine, a third the quota engine, a third goes where the router
 // sends it (the free quota engine first, the paid one when the quota is gone). A paid call
 // costs 24 characters at 100 credits a million, 0.0024 credits, so the budget of 1.8 pays
 // 750 calls; the quota of 14,400 characters allows 600. The replicas ask over 1,000 calls
 // of each engine: the quota runs out near 4s, before the pause (5s to 8s), and the budget
 // after it, partly from the replicas' local shares. The load goes on 4s after the pause, as
-// the replicas hold back the others' shares for a while after Redis answers again.
+// the replicas hold back the others' shares for a while after Redis answers again, and
+// until the budget is spent (20s at most). The replica that is killed at 3s has a slow
+// vendor (1s), so it dies with calls in flight. The store's timeout is 200ms: a Redis
+// paused for 3s is an outage, a loaded machine's scheduling delay is not.
 func Default() Config {
-	return Config{Replicas: 4, Rate: 60, Duration: 12 * time.Second, Daily: 1.8,
+	return Config{Replicas: 4, Rate: 60, Duration: 12 * time.Second, MaxDuration: 20 * time.Second,
+		StoreTimeout: 200 * time.Millisecond, Daily: 1.8,
 		CostPerMillion: 100, Quota: 14_400, Pinned: []string{PaidEngine, QuotaEngine, ""},
-		EngineLatency: 30 * time.Millisecond,
-		KillAt:        3 * time.Second, PauseAt: 5 * time.Second, PauseFor: 3 * time.Second, RetryEvery: 5}
+		EngineLatency: 30 * time.Millisecond, KilledLatency: time.Second,
+		KillAt: 3 * time.Second, PauseAt: 5 * time.Second, PauseFor: 3 * time.Second, RetryEvery: 5}
 }
 
 // Pin is the engine request n pins; "" when the router chooses. A retry has the number of
@@ -100,12 +111,13 @@ type Second struct {
 
 // recorder is an engine that appends every request it receives to a file, one unbuffered
 // write per request, before it answers: what the vendor saw survives a SIGKILL. A line is
-// "REQUESTID\tCHARS\tUNIXNANO\tD", D "1" when the store served from its local share.
+// "REQUESTID\tCHARS\tUNIXNANO\tD", D "1" when the call's admission was decided from the
+// replica's local share (Redis did not answer).
 type recorder struct {
-	name     string
-	f        *os.File
-	latency  time.Duration
-	degraded func() bool
+	name    string
+	f       *os.File
+	latency time.Duration
+	st      *taggedStore
 }
 
 func (r *recorder) Name() string { return r.name }
@@ -116,7 +128,7 @@ func (r *recorder) Translate(ctx context.Context, req *translate.EngineRequest) 
 		n += len([]rune(t))
 	}
 	d := "0"
-	if r.degraded() {
+	if r.st.wasLocal(r.name, req.RequestID) {
 		d = "1"
 	}
 	line := req.RequestID + "\t" + strconv.Itoa(n) + "\t" + strconv.FormatInt(time.Now().UnixNano(), 10) + "\t" + d + "\n"
@@ -186,9 +198,14 @@ func runReplica() error {
 	defer rdb.Close()
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	st, err := redisstore.New(rdb, redisstore.WithPrefix(cfg.Prefix), redisstore.WithReplicas(cfg.Replicas),
-		redisstore.WithTimeout(100*time.Millisecond), redisstore.WithLogger(log))
+		redisstore.WithTimeout(cfg.StoreTimeout), redisstore.WithLogger(log))
 	if err != nil {
 		return err
+	}
+	tagged := &taggedStore{Store: st, local: map[string]bool{}}
+	latency := cfg.EngineLatency
+	if i == cfg.Replicas-1 && cfg.KilledLatency > 0 {
+		latency = cfg.KilledLatency
 	}
 	engines := make([]*recorder, 2)
 	for j, name := range []string{PaidEngine, QuotaEngine} {
@@ -197,19 +214,67 @@ func runReplica() error {
 			return err
 		}
 		defer f.Close()
-		engines[j] = &recorder{name: name, f: f, latency: cfg.EngineLatency, degraded: st.Degraded}
+		engines[j] = &recorder{name: name, f: f, latency: latency, st: tagged}
 	}
 	c, err := translate.New(
 		translate.WithEngine(engines[0], translate.Profile{Quality: 90, CostPerMillion: cfg.CostPerMillion, Timeout: 2 * time.Second}),
 		translate.WithEngine(engines[1], translate.Profile{Quality: 80, Class: translate.ClassFree, Quota: cfg.Quota, Timeout: 2 * time.Second}),
 		translate.WithBudget(translate.Budget{Daily: cfg.Daily}),
-		translate.WithStore(st), translate.WithoutCache(), translate.WithDeadline(3*time.Second),
+		translate.WithStore(tagged), translate.WithoutCache(), translate.WithDeadline(3*time.Second),
 		translate.WithLogger(log))
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	return load(c, st, cfg, i)
+	if err := load(c, st, cfg, i); err != nil {
+		return err
+	}
+	return flush(st)
+}
+
+// flush pushes what the replica decided alone before it exits, as a service stopping
+// gracefully should: trying again for up to 5s while Redis does not answer.
+func flush(st *redisstore.Store) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for {
+		err := st.Flush(ctx)
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+	}
+}
+
+// taggedStore notes which admissions the store may have decided from its local share: it
+// was degraded when Admit began or when it returned. The recorder marks those calls, so a
+// request id sent twice is told apart exactly: de-duplicated across replicas while Redis
+// answers, per replica only while it does not.
+type taggedStore struct {
+	*redisstore.Store
+	mu    sync.Mutex
+	local map[string]bool // engine/request id -> admitted while degraded
+}
+
+func (s *taggedStore) Admit(ctx context.Context, a translate.Admission) (translate.Admitted, error) {
+	before := s.Degraded()
+	got, err := s.Store.Admit(ctx, a)
+	if got.Lease != "" && a.RequestID != "" && (before || s.Degraded()) {
+		s.mu.Lock()
+		s.local[a.Engine+"/"+a.RequestID] = true
+		s.mu.Unlock()
+	}
+	return got, err
+}
+
+// wasLocal reports whether the admission of id on engine was decided while degraded, and
+// forgets it.
+func (s *taggedStore) wasLocal(engine, id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := engine + "/" + id
+	v := s.local[k]
+	delete(s.local, k)
+	return v
 }
 
 type tally struct{ ok, refused, failed, unservedPaid, unservedQuota atomic.Int64 }
@@ -250,19 +315,20 @@ func load(c *translate.Client, st *redisstore.Store, cfg Config, i int) error {
 	defer tick.Stop()
 	sec := time.NewTicker(time.Second)
 	defer sec.Stop()
-	end := time.NewTimer(cfg.Duration)
-	defer end.Stop()
+	start := time.Now()
 	s, n := 0, 0
 	for {
 		select {
 		case <-tick.C:
-			wg.Add(1)
-			go send(i, n)
-			if cfg.RetryEvery > 0 && n%cfg.RetryEvery == 0 && n >= 2 {
-				wg.Add(1) // a retry of a request the previous replica sent a moment ago
-				go send((i+cfg.Replicas-1)%cfg.Replicas, n-2)
+			// Catch up on ticks a busy machine dropped: request n is due at n/Rate seconds.
+			for due := int(time.Since(start).Seconds() * cfg.Rate); n < due; n++ {
+				wg.Add(1)
+				go send(i, n)
+				if cfg.RetryEvery > 0 && n%cfg.RetryEvery == 0 && n >= 2 {
+					wg.Add(1) // a retry of a request the previous replica sent a moment ago
+					go send((i+cfg.Replicas-1)%cfg.Replicas, n-2)
+				}
 			}
-			n++
 		case <-sec.C:
 			s++
 			b := c.Budget()
@@ -272,9 +338,16 @@ func load(c *translate.Client, st *redisstore.Store, cfg Config, i int) error {
 			if err != nil {
 				return err
 			}
-		case <-end.C:
-			wg.Wait()
-			return nil
+			if d := time.Since(start); d >= cfg.MaxDuration || (d >= cfg.Duration && budgetSpent(cfg, b)) {
+				wg.Wait()
+				return nil
+			}
 		}
 	}
+}
+
+// budgetSpent reports whether b leaves less than one paid call of the budget.
+func budgetSpent(cfg Config, b translate.BudgetStatus) bool {
+	call := TextChars * cfg.CostPerMillion / 1e6
+	return b.Spent+b.Reserved > cfg.Daily-call+1e-9
 }
