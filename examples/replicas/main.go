@@ -80,11 +80,11 @@ func run() error {
 	defer os.RemoveAll(dir)
 	cfg.Dir, cfg.Now = dir, time.Now()
 	cfg.Prefix = fmt.Sprintf("replicas-example:%d:", cfg.Now.UnixNano())
-	fmt.Printf("%d replicas, %.0f requests/s each for %v (a third pinned to the paid engine, a third to the quota engine,\n"+
-		"a third routed); budget %.2f credits/day, quota engine %d chars/day; Redis at %s\n",
-		cfg.Replicas, cfg.Rate, cfg.Duration, cfg.Daily, cfg.Quota, redact(cfg.RedisURL))
-	fmt.Printf("replica %d is killed at %v; Redis is paused at %v for %v\n\n",
-		cfg.Replicas-1, cfg.KillAt, cfg.PauseAt, cfg.PauseFor)
+	fmt.Printf("%d replicas, %.0f requests/s each for %v and on until the budget is spent (%v at most; a third pinned to\n"+
+		"the paid engine, a third to the quota engine, a third routed); budget %.2f credits/day, quota engine %d chars/day;\n"+
+		"Redis at %s\n", cfg.Replicas, cfg.Rate, cfg.Duration, cfg.MaxDuration, cfg.Daily, cfg.Quota, redact(cfg.RedisURL))
+	fmt.Printf("replica %d (its vendor answers in %v) is killed at %v; Redis is paused at %v for %v\n\n",
+		cfg.Replicas-1, cfg.KilledLatency, cfg.KillAt, cfg.PauseAt, cfg.PauseFor)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	rep, err := scenario.Run(ctx, cfg, os.Args[0], nil, pauser, os.Stderr)
@@ -114,6 +114,7 @@ example from REDIS_URL:
 	opt.ContextTimeoutEnabled = true                   // redisstore bounds every call by its own timeout
 	st, err := redisstore.New(redis.NewClient(opt), redisstore.WithPrefix("mysvc:"), redisstore.WithReplicas(4))
 	c, err := translate.New(..., translate.WithStore(st))
+	defer st.Flush(context.Background()) // on shutdown: push what was decided while Redis was away
 `)
 	if !scenario.OK(vs) {
 		return errors.New("a verdict failed")

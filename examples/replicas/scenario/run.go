@@ -248,8 +248,8 @@ func (rep *Report) Verdicts() []Verdict {
 			fmt.Sprintf("%.4f credits leased in Redis right after the kill", rep.InFlightAtKill)},
 		{"store minus engines within what was in flight at the kill", diff <= rep.InFlightAtKill+eps && diff >= -eps,
 			fmt.Sprintf("store %.4f - engines %.4f = %.4f; in flight %.4f", rep.StoreSpent, rep.EngineSpend, diff, rep.InFlightAtKill)},
-		{"no request id reached an engine twice while Redis answered", len(rep.Duplicates) == 0,
-			fmt.Sprintf("%d duplicates %v; during the outage, where request ids are de-duplicated per replica only: %d %v",
+		{"no request id reached an engine twice through admissions Redis decided", len(rep.Duplicates) == 0,
+			fmt.Sprintf("%d duplicates %v; with an admission from a local share, where request ids are de-duplicated per replica only: %d %v",
 				len(rep.Duplicates), first(rep.Duplicates, 5), len(rep.OutageDuplicates), first(rep.OutageDuplicates, 5))},
 	}
 }
