@@ -187,10 +187,13 @@ func (w *walk) call(e *engine, l *lease) (*EngineResult, error) {
 	if r.sink != nil {
 		out, err = c.invokeStream(actx, e, req, ad, r.sink)
 	} else {
-		out, err = c.invoke(actx, e, req, ad)
+		out, err = c.invoke(actx, e, req)
 	}
-	w.ended = time.Now()
-	lat := w.ended.Sub(start)
+	lat := time.Since(start) // the monotonic clock only: half the cost of time.Now here
+	w.ended = start.Add(lat)
+	if r.sink == nil {
+		c.overran(e, ad, w.ended)
+	}
 	if w.j.pack {
 		err = c.checkPack(w, actx, e, l.texts, out, err)
 	} else {
@@ -212,17 +215,22 @@ func (w *walk) call(e *engine, l *lease) (*EngineResult, error) {
 const overrunGrace = 50 * time.Millisecond
 
 // invoke calls the engine, turning a panic into an error. An engine that once returned
-// well past its deadline (it ignores ctx) is called apart from then on, so the deadline
-// holds for callers; engines that honour ctx are called directly, at no extra cost.
-func (c *Client) invoke(ctx context.Context, e *engine, req *EngineRequest, deadline time.Time) (*EngineResult, error) {
+// well past its deadline (it ignores ctx; see overran) is called apart from then on, so the
+// deadline holds for callers; engines that honour ctx are called directly, at no extra cost.
+func (c *Client) invoke(ctx context.Context, e *engine, req *EngineRequest) (*EngineResult, error) {
 	if e.has(flagIsolate) {
 		return c.invokeApart(ctx, e, req)
 	}
-	out, err := protect(ctx, e, req)
-	if late := time.Since(deadline); late > overrunGrace && e.set(flagIsolate) {
+	return protect(ctx, e, req)
+}
+
+// overran isolates e's calls from now on if its call, which returned at ended, returned
+// well past its deadline: e ignores its context. The caller reads the clock once for the
+// call's end, its latency and this.
+func (c *Client) overran(e *engine, deadline, ended time.Time) {
+	if ended.Sub(deadline) > overrunGrace && e.set(flagIsolate) {
 		c.obs.warn("engine ignores its context: its calls now run apart", e.name)
 	}
-	return out, err
 }
 
 // maxAbandoned bounds the calls of an engine still running after their deadline; past it
@@ -426,6 +434,9 @@ func (c *Client) breakerMoved(e *engine, t transition) {
 // or a free slot is skipped at once, unless it is the last one and the wait fits the time
 // left.
 func (c *Client) enter(w *walk, e *engine, l *lease) error {
+	if e.limiter == nil && e.sem == nil {
+		return nil
+	}
 	left := time.Until(w.deadline)
 	if e.limiter != nil {
 		if err := c.enterRate(w, e, l, left); err != nil {

@@ -182,8 +182,9 @@ func (w *walk) launch(e *engine, l *lease, s stage, ch chan<- *racer) *racer {
 	h.actx, h.span = c.obs.attemptStart(ctx, e, h.n)
 	parent := w.ctx
 	go func() {
-		out, err := c.invoke(h.actx, e, req, ad)
+		out, err := c.invoke(h.actx, e, req)
 		h.ended = time.Now()
+		c.overran(e, ad, h.ended)
 		h.out, h.err = out, c.check(h.actx, parent, e, r, h.l.texts, out, err)
 		ch <- h
 	}()
