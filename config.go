@@ -882,19 +882,32 @@ func appendValue(b []byte, path string, v reflect.Value) ([]byte, error) {
 	case reflect.Pointer:
 		return appendValue(b, path, v.Elem())
 	case reflect.Slice:
-		b = append(b, '[')
-		for i := range v.Len() {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			var err error
-			if b, err = appendValue(b, path+"["+strconv.Itoa(i)+"]", v.Index(i)); err != nil {
-				return nil, err
-			}
-		}
-		return append(b, ']'), nil
+		return appendSlice(b, path, v)
 	case reflect.Map:
 		return appendMap(b, path, v)
+	}
+	return appendScalar(b, path, v)
+}
+
+// appendSlice appends v's elements as a JSON array, each at its own index path.
+func appendSlice(b []byte, path string, v reflect.Value) ([]byte, error) {
+	b = append(b, '[')
+	for i := range v.Len() {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = appendValue(b, path+"["+strconv.Itoa(i)+"]", v.Index(i)); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, ']'), nil
+}
+
+// appendScalar appends a string, bool or number; NaN, infinities and any
+// other kind cannot be written to a file.
+func appendScalar(b []byte, path string, v reflect.Value) ([]byte, error) {
+	switch v.Kind() {
 	case reflect.String:
 		s, _ := json.Marshal(v.String())
 		return append(b, s...), nil

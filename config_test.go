@@ -143,130 +143,190 @@ func TestParseConfigErrors(t *testing.T) {
 	registerTestTypes()
 	t.Setenv("CFGTEST_KEY", "k")
 	t.Setenv("CFGTEST_EMPTY", "")
-	const eng = `{"name":"a","type":"cfgtest"}`
-	doc := func(body string) string { return `{"engines":[` + eng + `]` + body + `}` }
-	prof := func(p string) string {
-		return `{"engines":[` + eng + `,{"name":"b","type":"cfgtest","profile":{` + p + `}}]}`
+	for _, group := range parseConfigErrors {
+		t.Run(group.name, func(t *testing.T) {
+			for _, tc := range group.cases {
+				checkParseConfigError(t, tc.in, tc.want)
+			}
+		})
 	}
-	for _, tc := range []struct{ in, want string }{
-		// syntax, shape and types
-		{``, "config: empty"},
-		{`{"engines": [}`, "config: line 1, column 14: invalid JSON"},
-		{"{\n  \"deadline\": \"8s\",,\n}", "config: line 2, column 20: invalid JSON"},
-		{`{} {}`, "config: line 1, column 4: invalid JSON"},
-		{`[]`, "config: must be an object"},
-		{`{"engins": []}`, "engins: unknown field (known: deadline, engines, retry, breaker, routing, budget, cache, probes)"},
-		{doc(`,"deadline":"8s","deadline":"9s"`), "deadline: given twice"},
-		{doc(`,"retry":null`), "retry: must not be null"},
-		{doc(`,"deadline":8`), `deadline: must be a duration string such as "8s"`},
-		{doc(`,"deadline":"8 seconds"`), `deadline: must be a duration such as "8s" or "250ms"`},
-		{doc(`,"breaker":{"window":40.5}`), "breaker.window: must be an integer"},
-		{doc(`,"breaker":{"window":"40"}`), "breaker.window: must be an integer"},
-		{doc(`,"breaker":{"window":1e30}`), "breaker.window: must be an integer"},
-		{doc(`,"breaker":{"failure_ratio":"0.5"}`), "breaker.failure_ratio: must be a number"},
-		{doc(`,"routing":{"sticky":"yes"}`), "routing.sticky: must be true or false"},
-		{doc(`,"routing":{"weights":[]}`), "routing.weights: must be an object"},
-		{doc(`,"probes":{"text":1}`), "probes.text: must be a string"},
-		{doc(`,"probes":{"expect":{"a":"hola"}}`), "probes.expect.a: must be an array"},
-		{doc(`,"cache":{"_comment":1}`), "cache._comment: must be a string or an array of strings"},
-		{`{"engines":[{"name":"a","type":"cfgtest","settings":{"key":1}}]}`, "engines[0].settings.key: must be a string"},
-		{`{"engines":[{"name":"a","type":"cfgtest","profile":{"qualty":1}}]}`, "engines[0].profile.qualty: unknown field"},
-		{`{"engines":[{"name":"a","type":"cfgtest","extra":1}]}`, "engines[0].extra: unknown field"},
-		{`{"engines":{}}`, "engines: must be an array"},
-		// New's top-level rules
-		{`{}`, "engines: at least one engine is required"},
-		{`{"engines":[]}`, "engines: at least one engine is required"},
-		{doc(`,"deadline":"-1s"`), "deadline: must be positive"},
-		{doc(`,"cache":{"entries":-1}`), "cache.entries: must not be negative"},
-		{doc(`,"cache":{"ttl":"-1h"}`), "cache.ttl: must not be negative"},
-		{doc(`,"budget":{"daily":-1}`), "budget.daily: must not be negative"},
-		{doc(`,"budget":{"economy_at":1.5}`), "budget.economy_at: must be within 0..1"},
-		// RetryPolicy.validate
-		{doc(`,"retry":{"per_engine":-1}`), "retry.per_engine: must not be negative"},
-		{doc(`,"retry":{"backoff":"-1ms"}`), "retry.backoff: must not be negative"},
-		{doc(`,"retry":{"max_attempts":-1}`), "retry.max_attempts: must not be negative"},
-		{doc(`,"retry":{"max_switches":-1}`), "retry.max_switches: must not be negative"},
-		// BreakerPolicy.validate, the seed's incident first
-		{doc(`,"breaker":{"failure_ratio":0.1}`), "breaker.failure_ratio: must be within 0.2..0.9"},
-		{doc(`,"breaker":{"failure_ratio":0.95}`), "breaker.failure_ratio: must be within 0.2..0.9"},
-		{doc(`,"breaker":{"window":-1}`), "breaker.window: must not be negative"},
-		{doc(`,"breaker":{"min_calls":-1}`), "breaker.min_calls: must not be negative"},
-		{doc(`,"breaker":{"cooldown":"-1s"}`), "breaker.cooldown: must not be negative"},
-		{doc(`,"breaker":{"half_open_calls":-1}`), "breaker.half_open_calls: must not be negative"},
-		{doc(`,"breaker":{"window":10,"min_calls":20}`), "breaker.min_calls: must not exceed Window"},
-		// RoutingPolicy.validate and Weights.validate
-		{doc(`,"routing":{"weights":{"quality":0.6,"availability":0.2,"speed":0.1,"cost":0.1}}`), "routing.weights.quality: must be within 0..0.5"},
-		{doc(`,"routing":{"weights":{"quality":0.3,"availability":0.2,"speed":0.1,"cost":0.4}}`), "routing.weights.cost: must be at most 0.3"},
-		{doc(`,"routing":{"weights":{"quality":0.4,"availability":0.2,"speed":0.1,"cost":0.1}}`), "routing.weights: must sum to 1"},
-		{doc(`,"routing":{"weights":{"speed":-0.1}}`), "routing.weights.speed: must be within 0..0.5"},
-		{doc(`,"routing":{"temperature":-1}`), "routing.temperature: must not be negative"},
-		{doc(`,"routing":{"min_health":1.5}`), "routing.min_health: must be within 0..1"},
-		{doc(`,"routing":{"health_every":"-1s"}`), "routing.health_every: must not be negative"},
-		{doc(`,"routing":{"legal_min_quality":101}`), "routing.legal_min_quality: must be within 0..100"},
-		{doc(`,"routing":{"chat_max_latency":"-1s"}`), "routing.chat_max_latency: must not be negative"},
-		// ProbePolicy.validate, and expectations for engines the file does not have
-		{doc(`,"probes":{"interval":"-1s"}`), "probes.interval: must not be negative"},
-		{doc(`,"probes":{"failures":-1}`), "probes.failures: must not be negative"},
-		{doc(`,"probes":{"text":"   "}`), "probes.text: must not be blank"},
-		{doc(`,"probes":{"source":"not a tag!"}`), "probes.source: is not a valid BCP 47 tag"},
-		{doc(`,"probes":{"target":"!!"}`), "probes.target: is not a valid BCP 47 tag"},
-		{doc(`,"probes":{"source":"es","target":"es"}`), "probes.target: is the same language as Source"},
-		{doc(`,"probes":{"expect":{"nobody":["x"]}}`), "probes.expect.nobody: no engine has this name"},
-		// engines: type, settings, build, names
-		{`{"engines":[{"name":"a"}]}`, "engines[0].type: is required"},
-		{`{"engines":[{"name":"a","type":"nosuch"}]}`, `engines[0].type: unknown engine type "nosuch" (registered: `},
-		{`{"engines":[{"name":"a","type":"deepl"}]}`, `engines[0].type: unknown engine type "deepl"`},
-		{`{"engines":[{"name":"a","type":"cfgtest","settings":{"key":"env:CFGTEST_UNSET"}}]}`, "engines[0].settings.key: environment variable CFGTEST_UNSET is not set"},
-		{`{"engines":[{"name":"a","type":"cfgtest","settings":{"key":"env:CFGTEST_EMPTY"}}]}`, "engines[0].settings.key: environment variable CFGTEST_EMPTY is empty"},
-		{`{"engines":[{"name":"a","type":"cfgtest","settings":{"key":"env:"}}]}`, `engines[0].settings.key: "env:" needs a variable name`},
-		{`{"engines":[` + eng + `,{"name":"b","type":"cfgtest","settings":{"nope":"1"}}]}`, "engines[1].settings.nope: unknown setting"},
-		{`{"engines":[{"name":"a","type":"cfgtest","settings":{"fail":"1"}}]}`, "engines[0].type cfgtest: cannot build"},
-		{`{"engines":[{"name":"a","type":"cfgtest","settings":{"panic":"1","key":"env:CFGTEST_KEY"}}]}`, `engines[0].type: engine type "cfgtest" panicked while building the engine`},
-		{`{"engines":[{"name":"a","type":"cfgtest","settings":{"nil":"1"}}]}`, `engines[0].type: engine type "cfgtest" built a nil engine`},
-		{`{"engines":[{"name":"a","type":"cfgtest","settings":{"rename":"b"}}]}`, `engines[0].name: engine type "cfgtest" named its engine "b"`},
-		{`{"engines":[{"type":"cfgtest","settings":{"rename":""}}]}`, `engines[0].name: engine type "cfgtest" built *translate.cfgEngine with an empty name`},
-		{`{"engines":[` + eng + `,` + eng + `]}`, `engines[1].name: duplicate engine name "a" (also engines[0])`},
-		{`{"engines":[{"type":"cfgtest"},{"type":"cfgtest"}]}`, `engines[1].name: duplicate engine name "cfgtest" (also engines[0])`},
-		// the profile: newEngine's rules
-		{prof(`"quality":101`), "engines[1].profile.quality: must be within 0..100"},
-		{prof(`"quality":-1`), "engines[1].profile.quality: must be within 0..100"},
-		{prof(`"cost_per_million":-1`), "engines[1].profile.cost_per_million: must not be negative"},
-		{prof(`"class":"gold"`), `engines[1].profile.class: must be "free", "standard" or "premium"`},
-		{prof(`"class":2`), `engines[1].profile.class: must be "free", "standard" or "premium"`},
-		{prof(`"timeout":"-1s"`), "engines[1].profile.timeout: must not be negative"},
-		{prof(`"rate_limit":-1`), "engines[1].profile.rate_limit: must not be negative"},
-		{prof(`"burst":-1`), "engines[1].profile.burst: must not be negative"},
-		{prof(`"max_concurrency":-1`), "engines[1].profile.max_concurrency: must not be negative"},
-		{prof(`"quota":-1`), "engines[1].profile.quota: must not be negative"},
-		{prof(`"quota_period":"-1h"`), "engines[1].profile.quota_period: must not be negative"},
-		{prof(`"max_chars":-1`), "engines[1].profile.max_chars: must not be negative"},
-		{prof(`"max_texts":-1`), "engines[1].profile.max_texts: must not be negative"},
-		{prof(`"canary":101`), "engines[1].profile.canary: must be within 0..100"},
-		{prof(`"safe_rate":-1`), "engines[1].profile.safe_rate: must not be negative"},
-		{prof(`"scene_quality":{"legal":120}`), "engines[1].profile.scene_quality.legal: must be within 0..100"},
-		{prof(`"scene_quality":{"poetry":90}`), "engines[1].profile.scene_quality.poetry: unknown scene (known: general, tech, legal, ecommerce, chat)"},
-		{prof(`"languages":["en","not a tag!"]`), `engines[1].profile.languages: bad language tag "not a tag!"`},
-		{prof(`"region":1`), "engines[1].profile.region: must be a string"},
-	} {
-		cfg, err := ParseConfig([]byte(tc.in))
-		var e *Error
-		if !errors.As(err, &e) || e.Kind != KindInvalidInput || !strings.HasPrefix(e.Message, tc.want) {
-			t.Errorf("ParseConfig(%s)\n = %v, %v\nwant a KindInvalidInput *Error whose Message starts with %q", tc.in, cfg, err, tc.want)
-			continue
-		}
-		if !errors.Is(err, ErrInvalidInput) {
-			t.Errorf("ParseConfig(%s): errors.Is(err, ErrInvalidInput) = false", tc.in)
-		}
-		if e.Err == nil && err.Error() != "translate: invalid_input: "+e.Message || strings.Count(err.Error(), "invalid_input") != 1 {
-			t.Errorf("ParseConfig(%s) = %q: says more than its Message %q, once", tc.in, err, e.Message)
-		}
-		if parts := strings.Split(err.Error(), ": "); slices.ContainsFunc(parts[1:], func(p string) bool { return strings.Count(err.Error(), ": "+p) > 1 }) {
-			t.Errorf("ParseConfig(%s) = %q: says a part twice", tc.in, err)
-		}
-		if strings.Contains(e.Message, "CFGTEST_KEY") || strings.Contains(err.Error(), "boom") {
-			t.Errorf("ParseConfig(%s) = %v: quotes a setting's value or a panic", tc.in, err)
-		}
+}
+
+// checkParseConfigError checks that ParseConfig(in) fails with a KindInvalidInput *Error
+// whose Message starts with want, that the error says its kind and each part once, and
+// that it quotes no setting's value and no panic.
+func checkParseConfigError(t *testing.T, in, want string) {
+	t.Helper()
+	cfg, err := ParseConfig([]byte(in))
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != KindInvalidInput || !strings.HasPrefix(e.Message, want) {
+		t.Errorf("ParseConfig(%s)\n = %v, %v\nwant a KindInvalidInput *Error whose Message starts with %q", in, cfg, err, want)
+		return
 	}
+	if !errors.Is(err, ErrInvalidInput) {
+		t.Errorf("ParseConfig(%s): errors.Is(err, ErrInvalidInput) = false", in)
+	}
+	if e.Err == nil && err.Error() != "translate: invalid_input: "+e.Message || strings.Count(err.Error(), "invalid_input") != 1 {
+		t.Errorf("ParseConfig(%s) = %q: says more than its Message %q, once", in, err, e.Message)
+	}
+	if parts := strings.Split(err.Error(), ": "); slices.ContainsFunc(parts[1:], func(p string) bool { return strings.Count(err.Error(), ": "+p) > 1 }) {
+		t.Errorf("ParseConfig(%s) = %q: says a part twice", in, err)
+	}
+	if strings.Contains(e.Message, "CFGTEST_KEY") || strings.Contains(err.Error(), "boom") {
+		t.Errorf("ParseConfig(%s) = %v: quotes a setting's value or a panic", in, err)
+	}
+}
+
+// parseErrorCase is a file ParseConfig rejects and the start of the error's Message.
+type parseErrorCase struct{ in, want string }
+
+// parseConfigErrors holds the cases of TestParseConfigErrors, grouped by the code whose
+// rules they break.
+var parseConfigErrors = []struct {
+	name  string
+	cases []parseErrorCase
+}{
+	{"syntax", parseShapeErrors},
+	{"new", parseNewErrors},
+	{"retry", parseRetryErrors},
+	{"breaker", parseBreakerErrors},
+	{"routing", parseRoutingErrors},
+	{"probes", parseProbeErrors},
+	{"engines", parseEngineErrors},
+	{"profile", parseProfileErrors},
+}
+
+// cfgEng is a valid engine for the files the error cases build.
+const cfgEng = `{"name":"a","type":"cfgtest"}`
+
+// cfgDoc is a file with the one engine cfgEng and the top-level fields in body.
+func cfgDoc(body string) string { return `{"engines":[` + cfgEng + `]` + body + `}` }
+
+// cfgProf is a file with cfgEng and an engine "b" whose profile has the fields in p.
+func cfgProf(p string) string {
+	return `{"engines":[` + cfgEng + `,{"name":"b","type":"cfgtest","profile":{` + p + `}}]}`
+}
+
+// parseShapeErrors: syntax, shape and types of the JSON.
+var parseShapeErrors = []parseErrorCase{
+	{``, "config: empty"},
+	{`{"engines": [}`, "config: line 1, column 14: invalid JSON"},
+	{"{\n  \"deadline\": \"8s\",,\n}", "config: line 2, column 20: invalid JSON"},
+	{`{} {}`, "config: line 1, column 4: invalid JSON"},
+	{`[]`, "config: must be an object"},
+	{`{"engins": []}`, "engins: unknown field (known: deadline, engines, retry, breaker, routing, budget, cache, probes)"},
+	{cfgDoc(`,"deadline":"8s","deadline":"9s"`), "deadline: given twice"},
+	{cfgDoc(`,"retry":null`), "retry: must not be null"},
+	{cfgDoc(`,"deadline":8`), `deadline: must be a duration string such as "8s"`},
+	{cfgDoc(`,"deadline":"8 seconds"`), `deadline: must be a duration such as "8s" or "250ms"`},
+	{cfgDoc(`,"breaker":{"window":40.5}`), "breaker.window: must be an integer"},
+	{cfgDoc(`,"breaker":{"window":"40"}`), "breaker.window: must be an integer"},
+	{cfgDoc(`,"breaker":{"window":1e30}`), "breaker.window: must be an integer"},
+	{cfgDoc(`,"breaker":{"failure_ratio":"0.5"}`), "breaker.failure_ratio: must be a number"},
+	{cfgDoc(`,"routing":{"sticky":"yes"}`), "routing.sticky: must be true or false"},
+	{cfgDoc(`,"routing":{"weights":[]}`), "routing.weights: must be an object"},
+	{cfgDoc(`,"probes":{"text":1}`), "probes.text: must be a string"},
+	{cfgDoc(`,"probes":{"expect":{"a":"hola"}}`), "probes.expect.a: must be an array"},
+	{cfgDoc(`,"cache":{"_comment":1}`), "cache._comment: must be a string or an array of strings"},
+	{`{"engines":[{"name":"a","type":"cfgtest","settings":{"key":1}}]}`, "engines[0].settings.key: must be a string"},
+	{`{"engines":[{"name":"a","type":"cfgtest","profile":{"qualty":1}}]}`, "engines[0].profile.qualty: unknown field"},
+	{`{"engines":[{"name":"a","type":"cfgtest","extra":1}]}`, "engines[0].extra: unknown field"},
+	{`{"engines":{}}`, "engines: must be an array"},
+}
+
+// parseNewErrors: New's top-level rules.
+var parseNewErrors = []parseErrorCase{
+	{`{}`, "engines: at least one engine is required"},
+	{`{"engines":[]}`, "engines: at least one engine is required"},
+	{cfgDoc(`,"deadline":"-1s"`), "deadline: must be positive"},
+	{cfgDoc(`,"cache":{"entries":-1}`), "cache.entries: must not be negative"},
+	{cfgDoc(`,"cache":{"ttl":"-1h"}`), "cache.ttl: must not be negative"},
+	{cfgDoc(`,"budget":{"daily":-1}`), "budget.daily: must not be negative"},
+	{cfgDoc(`,"budget":{"economy_at":1.5}`), "budget.economy_at: must be within 0..1"},
+}
+
+// parseRetryErrors: RetryPolicy.validate.
+var parseRetryErrors = []parseErrorCase{
+	{cfgDoc(`,"retry":{"per_engine":-1}`), "retry.per_engine: must not be negative"},
+	{cfgDoc(`,"retry":{"backoff":"-1ms"}`), "retry.backoff: must not be negative"},
+	{cfgDoc(`,"retry":{"max_attempts":-1}`), "retry.max_attempts: must not be negative"},
+	{cfgDoc(`,"retry":{"max_switches":-1}`), "retry.max_switches: must not be negative"},
+}
+
+// parseBreakerErrors: BreakerPolicy.validate, the seed's incident first.
+var parseBreakerErrors = []parseErrorCase{
+	{cfgDoc(`,"breaker":{"failure_ratio":0.1}`), "breaker.failure_ratio: must be within 0.2..0.9"},
+	{cfgDoc(`,"breaker":{"failure_ratio":0.95}`), "breaker.failure_ratio: must be within 0.2..0.9"},
+	{cfgDoc(`,"breaker":{"window":-1}`), "breaker.window: must not be negative"},
+	{cfgDoc(`,"breaker":{"min_calls":-1}`), "breaker.min_calls: must not be negative"},
+	{cfgDoc(`,"breaker":{"cooldown":"-1s"}`), "breaker.cooldown: must not be negative"},
+	{cfgDoc(`,"breaker":{"half_open_calls":-1}`), "breaker.half_open_calls: must not be negative"},
+	{cfgDoc(`,"breaker":{"window":10,"min_calls":20}`), "breaker.min_calls: must not exceed Window"},
+}
+
+// parseRoutingErrors: RoutingPolicy.validate and Weights.validate.
+var parseRoutingErrors = []parseErrorCase{
+	{cfgDoc(`,"routing":{"weights":{"quality":0.6,"availability":0.2,"speed":0.1,"cost":0.1}}`), "routing.weights.quality: must be within 0..0.5"},
+	{cfgDoc(`,"routing":{"weights":{"quality":0.3,"availability":0.2,"speed":0.1,"cost":0.4}}`), "routing.weights.cost: must be at most 0.3"},
+	{cfgDoc(`,"routing":{"weights":{"quality":0.4,"availability":0.2,"speed":0.1,"cost":0.1}}`), "routing.weights: must sum to 1"},
+	{cfgDoc(`,"routing":{"weights":{"speed":-0.1}}`), "routing.weights.speed: must be within 0..0.5"},
+	{cfgDoc(`,"routing":{"temperature":-1}`), "routing.temperature: must not be negative"},
+	{cfgDoc(`,"routing":{"min_health":1.5}`), "routing.min_health: must be within 0..1"},
+	{cfgDoc(`,"routing":{"health_every":"-1s"}`), "routing.health_every: must not be negative"},
+	{cfgDoc(`,"routing":{"legal_min_quality":101}`), "routing.legal_min_quality: must be within 0..100"},
+	{cfgDoc(`,"routing":{"chat_max_latency":"-1s"}`), "routing.chat_max_latency: must not be negative"},
+}
+
+// parseProbeErrors: ProbePolicy.validate, and expectations for engines the file does not have.
+var parseProbeErrors = []parseErrorCase{
+	{cfgDoc(`,"probes":{"interval":"-1s"}`), "probes.interval: must not be negative"},
+	{cfgDoc(`,"probes":{"failures":-1}`), "probes.failures: must not be negative"},
+	{cfgDoc(`,"probes":{"text":"   "}`), "probes.text: must not be blank"},
+	{cfgDoc(`,"probes":{"source":"not a tag!"}`), "probes.source: is not a valid BCP 47 tag"},
+	{cfgDoc(`,"probes":{"target":"!!"}`), "probes.target: is not a valid BCP 47 tag"},
+	{cfgDoc(`,"probes":{"source":"es","target":"es"}`), "probes.target: is the same language as Source"},
+	{cfgDoc(`,"probes":{"expect":{"nobody":["x"]}}`), "probes.expect.nobody: no engine has this name"},
+}
+
+// parseEngineErrors: an engine's type, settings, build and name.
+var parseEngineErrors = []parseErrorCase{
+	{`{"engines":[{"name":"a"}]}`, "engines[0].type: is required"},
+	{`{"engines":[{"name":"a","type":"nosuch"}]}`, `engines[0].type: unknown engine type "nosuch" (registered: `},
+	{`{"engines":[{"name":"a","type":"deepl"}]}`, `engines[0].type: unknown engine type "deepl"`},
+	{`{"engines":[{"name":"a","type":"cfgtest","settings":{"key":"env:CFGTEST_UNSET"}}]}`, "engines[0].settings.key: environment variable CFGTEST_UNSET is not set"},
+	{`{"engines":[{"name":"a","type":"cfgtest","settings":{"key":"env:CFGTEST_EMPTY"}}]}`, "engines[0].settings.key: environment variable CFGTEST_EMPTY is empty"},
+	{`{"engines":[{"name":"a","type":"cfgtest","settings":{"key":"env:"}}]}`, `engines[0].settings.key: "env:" needs a variable name`},
+	{`{"engines":[` + cfgEng + `,{"name":"b","type":"cfgtest","settings":{"nope":"1"}}]}`, "engines[1].settings.nope: unknown setting"},
+	{`{"engines":[{"name":"a","type":"cfgtest","settings":{"fail":"1"}}]}`, "engines[0].type cfgtest: cannot build"},
+	{`{"engines":[{"name":"a","type":"cfgtest","settings":{"panic":"1","key":"env:CFGTEST_KEY"}}]}`, `engines[0].type: engine type "cfgtest" panicked while building the engine`},
+	{`{"engines":[{"name":"a","type":"cfgtest","settings":{"nil":"1"}}]}`, `engines[0].type: engine type "cfgtest" built a nil engine`},
+	{`{"engines":[{"name":"a","type":"cfgtest","settings":{"rename":"b"}}]}`, `engines[0].name: engine type "cfgtest" named its engine "b"`},
+	{`{"engines":[{"type":"cfgtest","settings":{"rename":""}}]}`, `engines[0].name: engine type "cfgtest" built *translate.cfgEngine with an empty name`},
+	{`{"engines":[` + cfgEng + `,` + cfgEng + `]}`, `engines[1].name: duplicate engine name "a" (also engines[0])`},
+	{`{"engines":[{"type":"cfgtest"},{"type":"cfgtest"}]}`, `engines[1].name: duplicate engine name "cfgtest" (also engines[0])`},
+}
+
+// parseProfileErrors: the profile, by newEngine's rules.
+var parseProfileErrors = []parseErrorCase{
+	{cfgProf(`"quality":101`), "engines[1].profile.quality: must be within 0..100"},
+	{cfgProf(`"quality":-1`), "engines[1].profile.quality: must be within 0..100"},
+	{cfgProf(`"cost_per_million":-1`), "engines[1].profile.cost_per_million: must not be negative"},
+	{cfgProf(`"class":"gold"`), `engines[1].profile.class: must be "free", "standard" or "premium"`},
+	{cfgProf(`"class":2`), `engines[1].profile.class: must be "free", "standard" or "premium"`},
+	{cfgProf(`"timeout":"-1s"`), "engines[1].profile.timeout: must not be negative"},
+	{cfgProf(`"rate_limit":-1`), "engines[1].profile.rate_limit: must not be negative"},
+	{cfgProf(`"burst":-1`), "engines[1].profile.burst: must not be negative"},
+	{cfgProf(`"max_concurrency":-1`), "engines[1].profile.max_concurrency: must not be negative"},
+	{cfgProf(`"quota":-1`), "engines[1].profile.quota: must not be negative"},
+	{cfgProf(`"quota_period":"-1h"`), "engines[1].profile.quota_period: must not be negative"},
+	{cfgProf(`"max_chars":-1`), "engines[1].profile.max_chars: must not be negative"},
+	{cfgProf(`"max_texts":-1`), "engines[1].profile.max_texts: must not be negative"},
+	{cfgProf(`"canary":101`), "engines[1].profile.canary: must be within 0..100"},
+	{cfgProf(`"safe_rate":-1`), "engines[1].profile.safe_rate: must not be negative"},
+	{cfgProf(`"scene_quality":{"legal":120}`), "engines[1].profile.scene_quality.legal: must be within 0..100"},
+	{cfgProf(`"scene_quality":{"poetry":90}`), "engines[1].profile.scene_quality.poetry: unknown scene (known: general, tech, legal, ecommerce, chat)"},
+	{cfgProf(`"languages":["en","not a tag!"]`), `engines[1].profile.languages: bad language tag "not a tag!"`},
+	{cfgProf(`"region":1`), "engines[1].profile.region: must be a string"},
 }
 
 // TestValidationMatchesNew: every policy value the config rejects, New rejects too, and
@@ -337,85 +397,127 @@ func TestProfileOverlay(t *testing.T) {
 
 // randomConfig returns a valid Config drawn from r.
 func randomConfig(r *rand.Rand) *Config {
-	dur := func() time.Duration {
-		if r.IntN(3) == 0 {
-			return 0
-		}
-		return time.Duration(r.Int64N(int64(time.Hour)))
-	}
-	f := func(max float64) float64 {
-		if r.IntN(3) == 0 {
-			return 0
-		}
-		return r.Float64() * max
-	}
-	n := func(max int) int {
-		if r.IntN(3) == 0 {
-			return 0
-		}
-		return r.IntN(max)
-	}
-	str := func() string {
-		const chars = "abcxyzé€\"\\/<>&\n ☃"
-		rs := []rune(chars)
-		b := make([]rune, r.IntN(8))
-		for i := range b {
-			b[i] = rs[r.IntN(len(rs))]
-		}
-		return string(b)
-	}
-	cfg := &Config{Deadline: dur(), Breaker: BreakerPolicy{Window: 40 + n(40), MinCalls: n(40), Cooldown: dur(),
-		HalfOpenCalls: n(10), PerScene: r.IntN(2) == 0}}
-	if r.IntN(2) == 0 {
-		cfg.Breaker.FailureRatio = 0.2 + r.Float64()*0.7
-	}
-	cfg.Retry = RetryPolicy{PerEngine: n(5), Backoff: dur(), MaxAttempts: n(5), MaxSwitches: n(5), HedgeAfter: dur(), HedgeBudget: f(1)}
-	cfg.Routing = RoutingPolicy{Temperature: f(50), MinHealth: f(1), Sticky: r.IntN(2) == 0, HealthEvery: dur(),
-		LegalMinQuality: f(100), ChatMaxLatency: dur()}
-	if r.IntN(2) == 0 {
-		cfg.Routing.Weights = Weights{Quality: 0.4, Availability: 0.25, Speed: 0.2, Cost: 0.15}
-	}
-	cfg.Budget = Budget{Daily: f(1000), EconomyAt: f(1)}
-	cfg.Cache = CacheConfig{Entries: n(100000), TTL: dur(), Disabled: r.IntN(4) == 0}
+	g := cfgRand{r}
+	cfg := &Config{Deadline: g.dur(), Breaker: g.breaker()}
+	cfg.Retry = RetryPolicy{PerEngine: g.n(5), Backoff: g.dur(), MaxAttempts: g.n(5), MaxSwitches: g.n(5),
+		HedgeAfter: g.dur(), HedgeBudget: g.f(1)}
+	cfg.Routing = g.routing()
+	cfg.Budget = Budget{Daily: g.f(1000), EconomyAt: g.f(1)}
+	cfg.Cache = CacheConfig{Entries: g.n(100000), TTL: g.dur(), Disabled: g.oneIn(4)}
 	for i := range 1 + r.IntN(4) {
-		ec := EngineConfig{Name: "e" + string(rune('a'+i)) + str(), Type: "cfgtest"}
-		if r.IntN(2) == 0 {
-			ec.Settings = map[string]string{"key": str(), "base_url": str()}
-		}
-		p := &ec.Profile
-		p.Quality, p.CostPerMillion, p.RateLimit, p.Canary, p.SafeRate = f(100), f(100), f(100), f(100), f(100)
-		p.Class = CostClass(r.IntN(3))
-		p.Timeout, p.QuotaPeriod = dur(), dur()
-		p.Burst, p.MaxConcurrency, p.MaxChars, p.MaxTexts = n(10), n(10), n(10000), n(100)
-		p.Quota = int64(n(1 << 30))
-		p.FallbackOnly = r.IntN(4) == 0
-		if r.IntN(2) == 0 {
-			p.Region = []string{"", "eu", "us", "cn"}[r.IntN(4)]
-		}
-		if r.IntN(2) == 0 {
-			p.Languages = []string{"en", "zh-Hant", "pt-BR"}[:r.IntN(4)]
-		}
-		if r.IntN(2) == 0 {
-			p.SceneQuality = map[Scene]float64{}
-			for range r.IntN(4) {
-				p.SceneQuality[Scene(r.IntN(len(sceneNames)))] = f(100)
-			}
-		}
-		p.Staged = r.IntN(4) == 0
-		ec.given = r.Uint64() & (1<<profileType.NumField() - 1)
-		if ec.given&(1<<canaryField) != 0 && p.Canary == 0 { // as ParseConfig reads "canary": 0
-			p.Staged, ec.given = true, ec.given|1<<stagedField
-		}
-		cfg.Engines = append(cfg.Engines, ec)
+		cfg.Engines = append(cfg.Engines, g.engine(i))
 	}
-	if r.IntN(2) == 0 {
-		cfg.Probes = &ProbePolicy{Interval: dur(), Failures: n(5)}
-		if r.IntN(2) == 0 {
-			cfg.Probes.Text, cfg.Probes.Source, cfg.Probes.Target = "hello "+str(), "en", "de"
-			cfg.Probes.Expect = map[string][]string{cfg.Engines[0].Name: {str(), str()}}
-		}
+	if g.oneIn(2) {
+		cfg.Probes = g.probes(cfg.Engines[0].Name)
 	}
 	return cfg
+}
+
+// cfgRand draws the parts of a random valid Config from r. The draws happen in a
+// fixed order, so one seed always gives the same Configs.
+type cfgRand struct{ r *rand.Rand }
+
+// oneIn reports true one time in k.
+func (g cfgRand) oneIn(k int) bool { return g.r.IntN(k) == 0 }
+
+// dur is a duration under an hour, zero a third of the time.
+func (g cfgRand) dur() time.Duration {
+	if g.oneIn(3) {
+		return 0
+	}
+	return time.Duration(g.r.Int64N(int64(time.Hour)))
+}
+
+// f is a number in [0, max), zero a third of the time.
+func (g cfgRand) f(max float64) float64 {
+	if g.oneIn(3) {
+		return 0
+	}
+	return g.r.Float64() * max
+}
+
+// n is an integer in [0, max), zero a third of the time.
+func (g cfgRand) n(max int) int {
+	if g.oneIn(3) {
+		return 0
+	}
+	return g.r.IntN(max)
+}
+
+// str is up to 7 runes with JSON's hard characters among them.
+func (g cfgRand) str() string {
+	const chars = "abcxyzé€\"\\/<>&\n ☃"
+	rs := []rune(chars)
+	b := make([]rune, g.r.IntN(8))
+	for i := range b {
+		b[i] = rs[g.r.IntN(len(rs))]
+	}
+	return string(b)
+}
+
+func (g cfgRand) breaker() BreakerPolicy {
+	b := BreakerPolicy{Window: 40 + g.n(40), MinCalls: g.n(40), Cooldown: g.dur(), HalfOpenCalls: g.n(10), PerScene: g.oneIn(2)}
+	if g.oneIn(2) {
+		b.FailureRatio = 0.2 + g.r.Float64()*0.7
+	}
+	return b
+}
+
+func (g cfgRand) routing() RoutingPolicy {
+	rp := RoutingPolicy{Temperature: g.f(50), MinHealth: g.f(1), Sticky: g.oneIn(2), HealthEvery: g.dur(),
+		LegalMinQuality: g.f(100), ChatMaxLatency: g.dur()}
+	if g.oneIn(2) {
+		rp.Weights = Weights{Quality: 0.4, Availability: 0.25, Speed: 0.2, Cost: 0.15}
+	}
+	return rp
+}
+
+// engine is the i-th engine, with a random given mask as ParseConfig would leave it.
+func (g cfgRand) engine(i int) EngineConfig {
+	ec := EngineConfig{Name: "e" + string(rune('a'+i)) + g.str(), Type: "cfgtest"}
+	if g.oneIn(2) {
+		ec.Settings = map[string]string{"key": g.str(), "base_url": g.str()}
+	}
+	ec.Profile = g.profile()
+	ec.given = g.r.Uint64() & (1<<profileType.NumField() - 1)
+	if ec.given&(1<<canaryField) != 0 && ec.Profile.Canary == 0 { // as ParseConfig reads "canary": 0
+		ec.Profile.Staged, ec.given = true, ec.given|1<<stagedField
+	}
+	return ec
+}
+
+func (g cfgRand) profile() Profile {
+	var p Profile
+	p.Quality, p.CostPerMillion, p.RateLimit, p.Canary, p.SafeRate = g.f(100), g.f(100), g.f(100), g.f(100), g.f(100)
+	p.Class = CostClass(g.r.IntN(3))
+	p.Timeout, p.QuotaPeriod = g.dur(), g.dur()
+	p.Burst, p.MaxConcurrency, p.MaxChars, p.MaxTexts = g.n(10), g.n(10), g.n(10000), g.n(100)
+	p.Quota = int64(g.n(1 << 30))
+	p.FallbackOnly = g.oneIn(4)
+	if g.oneIn(2) {
+		p.Region = []string{"", "eu", "us", "cn"}[g.r.IntN(4)]
+	}
+	if g.oneIn(2) {
+		p.Languages = []string{"en", "zh-Hant", "pt-BR"}[:g.r.IntN(4)]
+	}
+	if g.oneIn(2) {
+		p.SceneQuality = map[Scene]float64{}
+		for range g.r.IntN(4) {
+			p.SceneQuality[Scene(g.r.IntN(len(sceneNames)))] = g.f(100)
+		}
+	}
+	p.Staged = g.oneIn(4)
+	return p
+}
+
+// probes is a probe policy; half the time with a text and an expectation for engine.
+func (g cfgRand) probes(engine string) *ProbePolicy {
+	p := &ProbePolicy{Interval: g.dur(), Failures: g.n(5)}
+	if g.oneIn(2) {
+		p.Text, p.Source, p.Target = "hello "+g.str(), "en", "de"
+		p.Expect = map[string][]string{engine: {g.str(), g.str()}}
+	}
+	return p
 }
 
 // TestConfigRoundTrip: ParseConfig(MarshalJSON(cfg)) gives cfg back, for random valid
@@ -516,9 +618,16 @@ func TestRegisterEngineTypePanics(t *testing.T) {
 	}
 }
 
+// TestWithConfig: the file's config replaces the options before WithConfig, the options
+// after it win, and a section the file leaves out means its default.
 func TestWithConfig(t *testing.T) {
 	registerTestTypes()
 	t.Setenv("CFGTEST_KEY", "k")
+	t.Run("options before and after", testWithConfigOrder)
+	t.Run("sections left out", testWithConfigDefaults)
+}
+
+func testWithConfigOrder(t *testing.T) {
 	cfg, err := ParseConfig([]byte(sample))
 	if err != nil {
 		t.Fatal(err)
@@ -531,11 +640,7 @@ func TestWithConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	var names []string
-	for _, e := range c.Engines() {
-		names = append(names, e.Name)
-	}
-	if diff := cmp.Diff([]string{"code", "deepl", "libre"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"code", "deepl", "libre"}, clientEngineNames(c)); diff != "" {
 		t.Errorf("engines (-want +got):\n%s", diff)
 	}
 	o := defaultOptions()
@@ -555,20 +660,32 @@ func TestWithConfig(t *testing.T) {
 	if deepl.Quality != 92 || deepl.MaxTexts != 10 || deepl.Region != "eu" {
 		t.Errorf("deepl profile %+v: want the file's quality and region over the engine's MaxTexts", deepl)
 	}
+}
 
-	// A section the file leaves out means its default, over options before it.
-	cfg2, err := ParseConfig([]byte(`{"engines":[{"type":"cfgtest"}]}`))
+// testWithConfigDefaults: a section the file leaves out means its default, over options
+// before it.
+func testWithConfigDefaults(t *testing.T) {
+	cfg, err := ParseConfig([]byte(`{"engines":[{"type":"cfgtest"}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	o = defaultOptions()
+	o := defaultOptions()
 	WithDeadline(time.Second)(&o)
 	WithoutCache()(&o)
 	WithProbes(ProbePolicy{})(&o)
-	WithConfig(cfg2)(&o)
+	WithConfig(cfg)(&o)
 	if o.deadline != 8*time.Second || o.noCache || o.cacheEntries != 10000 || o.cacheTTL != 24*time.Hour || o.probes != nil {
 		t.Errorf("options after WithConfig(defaults) = %+v", o)
 	}
+}
+
+// clientEngineNames lists c's engines by name, in the order Engines gives them.
+func clientEngineNames(c *Client) []string {
+	var names []string
+	for _, e := range c.Engines() {
+		names = append(names, e.Name)
+	}
+	return names
 }
 
 // TestWithConfigErrors: New returns WithConfig's own error, the one ParseConfig would give,
