@@ -42,42 +42,7 @@ func errTexts(as []translate.Attempt) []string {
 // Issue 7.1: "prefer b, else anything" is served by the others when b is filtered out, and
 // the Attempts record b as skipped with its reason.
 func TestPinnedWithFallbackServedByOthersWhenPinnedIsOut(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		profile translate.Profile
-		setup   func(t *testing.T, c *translate.Client, b *fake.Engine)
-		kind    string
-		reason  string
-	}{{
-		name:    "breaker open",
-		profile: translate.Profile{Quality: 100},
-		setup: func(t *testing.T, c *translate.Client, b *fake.Engine) {
-			b.Down(translate.KindUnavailable)
-			for i := 0; i < 4; i++ {
-				r := req(fmt.Sprint("open ", i))
-				r.Engine = "b"
-				if _, err := c.Translate(context.Background(), r); err == nil {
-					t.Fatal("a down pinned engine answered")
-				}
-			}
-			if st := c.Engines()[1]; st.Breaker != translate.BreakerOpen {
-				t.Fatalf("b's breaker = %v, want open", st.Breaker)
-			}
-			b.Up() // were it called, it would answer: the test sees a skip, not a failure
-		},
-		kind:   "unavailable",
-		reason: "breaker open",
-	}, {
-		name:    "quota spent",
-		profile: translate.Profile{Quality: 100, Quota: 5},
-		kind:    "quota_exhausted",
-		reason:  "quota left smaller than the text",
-	}, {
-		name:    "pair not supported",
-		profile: translate.Profile{Quality: 100, Languages: []string{"en", "fr"}},
-		kind:    "unsupported",
-		reason:  "pair not supported",
-	}} {
+	for _, tc := range pinnedOutCases {
 		t.Run(tc.name, func(t *testing.T) {
 			a, b := fake.New("a"), fake.New("b")
 			c := newClient(t, translate.WithClock(newClock()), sharp,
@@ -87,34 +52,12 @@ func TestPinnedWithFallbackServedByOthersWhenPinnedIsOut(t *testing.T) {
 			if tc.setup != nil {
 				tc.setup(t, c, b)
 			}
-			before := b.Calls()
-			res, err := c.Translate(context.Background(), req("hello world"))
-			if err != nil || res.Engine != "a" {
-				t.Fatalf("unpinned: %v, %v; want a", res, err)
-			}
-			r := req("hello world, pinned")
-			r.Engine, r.AllowFallback = "b", true
-			res, err = c.Translate(context.Background(), r)
-			if err != nil {
-				t.Fatalf("pinned b with fallback: %v", err)
-			}
-			if diff := cmp.Diff([]string{"b", "a"}, engineNames(res.Attempts)); diff != "" {
-				t.Errorf("attempts (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff([]string{tc.kind, "ok"}, kinds(res.Attempts)); diff != "" {
-				t.Errorf("kinds (-want +got):\n%s", diff)
-			}
-			if msg := errTexts(res.Attempts)[0]; !strings.Contains(msg, tc.reason) {
-				t.Errorf("b's skip says %q, want the reason %q", msg, tc.reason)
-			}
-			if res.Engine != "a" || b.Calls() != before {
-				t.Errorf("served by %q, b called %d times; want a, and b not called", res.Engine, b.Calls()-before)
-			}
+			r := pinnedServedByA(t, c, b, tc)
 
 			// Nothing serves: the error records the skip too.
 			a.Down(translate.KindUnavailable)
 			r.Text = "hello again"
-			_, err = c.Translate(context.Background(), r)
+			_, err := c.Translate(context.Background(), r)
 			var te *translate.Error
 			if !errors.As(err, &te) || len(te.Attempts) == 0 {
 				t.Fatalf("with a down too: %v, want a *Error with attempts", err)
@@ -124,6 +67,82 @@ func TestPinnedWithFallbackServedByOthersWhenPinnedIsOut(t *testing.T) {
 			}
 		})
 	}
+}
+
+// pinnedOutCase is a way engine b is out: its profile, what puts it out, and the kind and
+// reason its skipped attempt gives.
+type pinnedOutCase struct {
+	name    string
+	profile translate.Profile
+	setup   func(t *testing.T, c *translate.Client, b *fake.Engine)
+	kind    string
+	reason  string
+}
+
+var pinnedOutCases = []pinnedOutCase{{
+	name:    "breaker open",
+	profile: translate.Profile{Quality: 100},
+	setup:   openPinnedBreaker,
+	kind:    "unavailable",
+	reason:  "breaker open",
+}, {
+	name:    "quota spent",
+	profile: translate.Profile{Quality: 100, Quota: 5},
+	kind:    "quota_exhausted",
+	reason:  "quota left smaller than the text",
+}, {
+	name:    "pair not supported",
+	profile: translate.Profile{Quality: 100, Languages: []string{"en", "fr"}},
+	kind:    "unsupported",
+	reason:  "pair not supported",
+}}
+
+// openPinnedBreaker opens b's breaker with 4 failed requests pinned to it, then brings b
+// up: were it called, it would answer, so the test sees a skip, not a failure.
+func openPinnedBreaker(t *testing.T, c *translate.Client, b *fake.Engine) {
+	b.Down(translate.KindUnavailable)
+	for i := 0; i < 4; i++ {
+		r := req(fmt.Sprint("open ", i))
+		r.Engine = "b"
+		if _, err := c.Translate(context.Background(), r); err == nil {
+			t.Fatal("a down pinned engine answered")
+		}
+	}
+	if st := c.Engines()[1]; st.Breaker != translate.BreakerOpen {
+		t.Fatalf("b's breaker = %v, want open", st.Breaker)
+	}
+	b.Up()
+}
+
+// pinnedServedByA checks that with b out, an unpinned request and one pinned to b with
+// fallback are both served by a, b's skip recorded with its kind and reason and b not
+// called. It returns the pinned request.
+func pinnedServedByA(t *testing.T, c *translate.Client, b *fake.Engine, tc pinnedOutCase) translate.Request {
+	t.Helper()
+	before := b.Calls()
+	res, err := c.Translate(context.Background(), req("hello world"))
+	if err != nil || res.Engine != "a" {
+		t.Fatalf("unpinned: %v, %v; want a", res, err)
+	}
+	r := req("hello world, pinned")
+	r.Engine, r.AllowFallback = "b", true
+	res, err = c.Translate(context.Background(), r)
+	if err != nil {
+		t.Fatalf("pinned b with fallback: %v", err)
+	}
+	if diff := cmp.Diff([]string{"b", "a"}, engineNames(res.Attempts)); diff != "" {
+		t.Errorf("attempts (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{tc.kind, "ok"}, kinds(res.Attempts)); diff != "" {
+		t.Errorf("kinds (-want +got):\n%s", diff)
+	}
+	if msg := errTexts(res.Attempts)[0]; !strings.Contains(msg, tc.reason) {
+		t.Errorf("b's skip says %q, want the reason %q", msg, tc.reason)
+	}
+	if res.Engine != "a" || b.Calls() != before {
+		t.Errorf("served by %q, b called %d times; want a, and b not called", res.Engine, b.Calls()-before)
+	}
+	return r
 }
 
 // Issue 7.2: a no-fallback pin never gets another engine's text, not even from the cache.
@@ -346,6 +365,13 @@ type countingHook struct {
 	release chan struct{}
 }
 
+// calls is the number of calls made with request id id so far.
+func (h *countingHook) calls(id string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.byID[id]
+}
+
 func (h *countingHook) hook(ctx context.Context, r *translate.EngineRequest) error {
 	h.mu.Lock()
 	h.byID[r.RequestID]++
@@ -381,48 +407,23 @@ func TestOneRequestIDOneCallUnderLoad(t *testing.T) {
 	long := translate.Profile{Timeout: time.Minute}
 	c := newClient(t, translate.WithClock(newClock()), translate.WithDeadline(time.Minute),
 		translate.WithEngine(a, long), translate.WithEngine(b, long))
-	var wg sync.WaitGroup
-	errs := make(chan error, others+dups)
+	l := &idLoad{c: c, errs: make(chan error, others+dups)}
 	for i := 0; i < others; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := req(fmt.Sprint("other ", i))
-			r.RequestID = fmt.Sprint("other-", i)
-			if _, err := c.Translate(context.Background(), r); err != nil {
-				errs <- err
-			}
-		}()
+		l.other(i)
 	}
 	spinUntil(t, "the other requests' calls", func() bool { return h.entered.Load() == others })
 	texts := make([]string, dups)
-	var finished atomic.Int64
 	for i := 0; i < dups; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := req("the same request")
-			r.RequestID = "dup"
-			res, err := c.Translate(context.Background(), r)
-			finished.Add(1)
-			if err != nil {
-				errs <- err
-				return
-			}
-			texts[i] = res.Text
-		}()
+		l.dup(&texts[i])
 	}
 	// Every duplicate is in an engine call (blocked), waiting on one, or done.
 	spinUntil(t, "the duplicates", func() bool {
-		h.mu.Lock()
-		calls := h.byID["dup"]
-		h.mu.Unlock()
-		return calls+translate.WaitingForTest(c)+int(finished.Load()) == dups
+		return h.calls("dup")+translate.WaitingForTest(c)+int(l.dupsDone.Load()) == dups
 	})
 	close(h.release)
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+	l.wg.Wait()
+	close(l.errs)
+	for err := range l.errs {
 		t.Fatal(err)
 	}
 	if got := h.byID["dup"]; got != 1 {
@@ -433,6 +434,45 @@ func TestOneRequestIDOneCallUnderLoad(t *testing.T) {
 			t.Fatalf("duplicate %d got %q", i, txt)
 		}
 	}
+}
+
+// idLoad sends requests with request ids to c, each from its own goroutine; errors go
+// to errs.
+type idLoad struct {
+	c        *translate.Client
+	wg       sync.WaitGroup
+	errs     chan error
+	dupsDone atomic.Int64 // duplicates answered
+}
+
+// other sends request i with its own request id.
+func (l *idLoad) other(i int) {
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
+		r := req(fmt.Sprint("other ", i))
+		r.RequestID = fmt.Sprint("other-", i)
+		if _, err := l.c.Translate(context.Background(), r); err != nil {
+			l.errs <- err
+		}
+	}()
+}
+
+// dup sends "the same request" with request id "dup" and puts its text in text.
+func (l *idLoad) dup(text *string) {
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
+		r := req("the same request")
+		r.RequestID = "dup"
+		res, err := l.c.Translate(context.Background(), r)
+		l.dupsDone.Add(1)
+		if err != nil {
+			l.errs <- err
+			return
+		}
+		*text = res.Text
+	}()
 }
 
 // Issue 7.7: a request id reaches each engine at most once within RequestWindow, whatever
@@ -647,85 +687,109 @@ func (b billing) Translate(_ context.Context, r *translate.EngineRequest) (*tran
 // Issue 7.12: a timed-out attempt is charged, not refunded; what the vendor reports billing
 // is what is charged.
 func TestChargesWhatMayHaveBeenBilled(t *testing.T) {
-	// 10 characters at 100 000 credits per million: 1 credit.
-	paid := translate.Profile{Quality: 100, CostPerMillion: 100_000, Quota: 1000}
-	for _, tc := range []struct {
-		kind      translate.Kind
-		spent     float64
-		quotaLeft int64
-	}{
-		{translate.KindTimeout, 1, 990},
-		{translate.KindUnavailable, 0, 1000},
-	} {
-		t.Run(tc.kind.String(), func(t *testing.T) {
-			a, free := fake.New("a"), fake.New("free")
-			a.Down(tc.kind)
-			c := newClient(t, translate.WithClock(newClock()), sharp, translate.WithBudget(translate.Budget{Daily: 100}),
-				translate.WithRetry(translate.RetryPolicy{PerEngine: 1}),
-				translate.WithEngine(a, paid), translate.WithEngine(free, translate.Profile{Quality: 1, Class: translate.ClassFree}))
-			res, err := c.Translate(context.Background(), req("0123456789"))
-			if err != nil || res.Engine != "free" {
-				t.Fatalf("%v from %v, want free", err, res)
-			}
-			type charged struct {
-				Spent     float64
-				QuotaLeft int64
-			}
-			got := charged{c.Budget().Spent, c.Engines()[0].QuotaLeft}
-			if diff := cmp.Diff(charged{tc.spent, tc.quotaLeft}, got); diff != "" {
-				t.Errorf("after a's %v (-want +got):\n%s", tc.kind, diff)
-			}
-		})
+	for _, tc := range failedCharges {
+		t.Run(tc.kind.String(), func(t *testing.T) { testChargedAfterFailure(t, tc) })
 	}
-	t.Run("canceled after sending", func(t *testing.T) {
-		ctx, cancel := context.WithCancel(context.Background())
-		a := fake.New("a", fake.WithHook(func(actx context.Context, _ *translate.EngineRequest) error {
-			cancel() // the caller gives up while the call is at the vendor
-			<-actx.Done()
-			return actx.Err()
-		}))
-		c := newClient(t, translate.WithClock(newClock()), translate.WithBudget(translate.Budget{Daily: 100}),
-			translate.WithEngine(a, paid))
-		if _, err := c.Translate(ctx, req("0123456789")); !errors.Is(err, context.Canceled) {
-			t.Fatalf("err = %v, want the caller's cancellation", err)
-		}
-		type charged struct {
-			Spent     float64
-			QuotaLeft int64
-		}
-		if diff := cmp.Diff(charged{1, 990}, charged{c.Budget().Spent, c.Engines()[0].QuotaLeft}); diff != "" {
-			t.Errorf("after a canceled call (-want +got):\n%s", diff)
-		}
-	})
+	t.Run("canceled after sending", testChargedWhenCanceled)
 	t.Run("reported", func(t *testing.T) {
-		for _, tc := range []struct {
-			name      string
-			eng       billing
-			prof      translate.Profile
-			cost      float64
-			quotaLeft int64
-		}{
-			{"billed chars", billing{billed: 50}, translate.Profile{CostPerMillion: 100_000, Quota: 1000}, 5, 950},
-			{"tokens", billing{billed: 10, in: 3, out: 4}, translate.Profile{CostPerMillion: 100_000, CostPerMillionTokens: 1e6, Quota: 1000}, 7, 990},
-		} {
-			t.Run(tc.name, func(t *testing.T) {
-				c := newClient(t, translate.WithClock(newClock()), translate.WithBudget(translate.Budget{Daily: 100}),
-					translate.WithEngine(tc.eng, tc.prof))
-				res, err := c.Translate(context.Background(), req("0123456789"))
-				if err != nil {
-					t.Fatal(err)
-				}
-				type charged struct {
-					Cost, Spent float64
-					QuotaLeft   int64
-				}
-				got := charged{res.Cost, c.Budget().Spent, c.Engines()[0].QuotaLeft}
-				if diff := cmp.Diff(charged{tc.cost, tc.cost, tc.quotaLeft}, got); diff != "" {
-					t.Errorf("charged (-want +got):\n%s", diff)
-				}
-			})
+		for _, tc := range reportedCharges {
+			t.Run(tc.name, func(t *testing.T) { testChargedAsReported(t, tc) })
 		}
 	})
+}
+
+// billingProfile charges 1 credit for 10 characters (100 000 credits per million).
+var billingProfile = translate.Profile{Quality: 100, CostPerMillion: 100_000, Quota: 1000}
+
+// charged is what a Client charged: its budget's spend and the first engine's quota left.
+type charged struct {
+	Spent     float64
+	QuotaLeft int64
+}
+
+func chargedBy(c *translate.Client) charged {
+	return charged{c.Budget().Spent, c.Engines()[0].QuotaLeft}
+}
+
+// failedCharge is what a failed attempt of a kind costs.
+type failedCharge struct {
+	kind translate.Kind
+	want charged
+}
+
+// failedCharges: a timeout may have been billed; an unavailable engine did not do the work.
+var failedCharges = []failedCharge{
+	{translate.KindTimeout, charged{1, 990}},
+	{translate.KindUnavailable, charged{0, 1000}},
+}
+
+// testChargedAfterFailure: the paid engine a fails with tc.kind, free serves, and a's
+// attempt is charged tc.want.
+func testChargedAfterFailure(t *testing.T, tc failedCharge) {
+	a, free := fake.New("a"), fake.New("free")
+	a.Down(tc.kind)
+	c := newClient(t, translate.WithClock(newClock()), sharp, translate.WithBudget(translate.Budget{Daily: 100}),
+		translate.WithRetry(translate.RetryPolicy{PerEngine: 1}),
+		translate.WithEngine(a, billingProfile), translate.WithEngine(free, translate.Profile{Quality: 1, Class: translate.ClassFree}))
+	res, err := c.Translate(context.Background(), req("0123456789"))
+	if err != nil || res.Engine != "free" {
+		t.Fatalf("%v from %v, want free", err, res)
+	}
+	if diff := cmp.Diff(tc.want, chargedBy(c)); diff != "" {
+		t.Errorf("after a's %v (-want +got):\n%s", tc.kind, diff)
+	}
+}
+
+// testChargedWhenCanceled: a caller who gives up while the call is at the vendor is
+// charged for it.
+func testChargedWhenCanceled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	a := fake.New("a", fake.WithHook(func(actx context.Context, _ *translate.EngineRequest) error {
+		cancel() // the caller gives up while the call is at the vendor
+		<-actx.Done()
+		return actx.Err()
+	}))
+	c := newClient(t, translate.WithClock(newClock()), translate.WithBudget(translate.Budget{Daily: 100}),
+		translate.WithEngine(a, billingProfile))
+	if _, err := c.Translate(ctx, req("0123456789")); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want the caller's cancellation", err)
+	}
+	if diff := cmp.Diff(charged{1, 990}, chargedBy(c)); diff != "" {
+		t.Errorf("after a canceled call (-want +got):\n%s", diff)
+	}
+}
+
+// reportedCharge is an engine that reports what it billed, and what the request costs.
+type reportedCharge struct {
+	name      string
+	eng       billing
+	prof      translate.Profile
+	cost      float64
+	quotaLeft int64
+}
+
+var reportedCharges = []reportedCharge{
+	{"billed chars", billing{billed: 50}, translate.Profile{CostPerMillion: 100_000, Quota: 1000}, 5, 950},
+	{"tokens", billing{billed: 10, in: 3, out: 4}, translate.Profile{CostPerMillion: 100_000, CostPerMillionTokens: 1e6, Quota: 1000}, 7, 990},
+}
+
+// testChargedAsReported: the result's cost, the budget and the quota take what the
+// engine reports billing, not the characters sent.
+func testChargedAsReported(t *testing.T, tc reportedCharge) {
+	c := newClient(t, translate.WithClock(newClock()), translate.WithBudget(translate.Budget{Daily: 100}),
+		translate.WithEngine(tc.eng, tc.prof))
+	res, err := c.Translate(context.Background(), req("0123456789"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type costCharged struct {
+		Cost, Spent float64
+		QuotaLeft   int64
+	}
+	got := costCharged{res.Cost, c.Budget().Spent, c.Engines()[0].QuotaLeft}
+	if diff := cmp.Diff(costCharged{tc.cost, tc.cost, tc.quotaLeft}, got); diff != "" {
+		t.Errorf("charged (-want +got):\n%s", diff)
+	}
 }
 
 // Issue 7.13: the defaults hold: an 8s deadline, chat engines within 3s, probes every 30s
