@@ -52,6 +52,9 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// TestProbeMaintenanceAfterFailuresAndBackAfterOnePass: 3 failed probes in a row move an
+// engine to maintenance, where it gets no traffic; one passing probe brings it back and
+// restarts the count.
 func TestProbeMaintenanceAfterFailuresAndBackAfterOnePass(t *testing.T) {
 	a, b := fake.New("a"), fake.New("b")
 	var logs syncBuffer
@@ -60,22 +63,7 @@ func TestProbeMaintenanceAfterFailuresAndBackAfterOnePass(t *testing.T) {
 		translate.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 
 	a.Down(translate.KindUnavailable)
-	for round := 1; round <= 3; round++ {
-		translate.ProbeRoundForTest(c)
-		want := translate.PoolNormal
-		if round == 3 {
-			want = translate.PoolMaintenance
-		}
-		if got := pools(c); got["a"] != want || got["b"] != translate.PoolNormal {
-			t.Fatalf("after failed probe %d: pools %v, want a %v, b normal", round, got, want)
-		}
-	}
-	if got := a.Calls(); got != 3 {
-		t.Errorf("a got %d probe calls, want 3", got)
-	}
-	if !strings.Contains(logs.String(), "translate: pool maintenance") || !strings.Contains(logs.String(), "engine=a") {
-		t.Errorf("no pool move logged for a:\n%s", logs.String())
-	}
+	threeFailedProbes(t, c, a, &logs)
 
 	// In maintenance, a gets no traffic, however much the router prefers it.
 	a.Reset()
@@ -95,9 +83,7 @@ func TestProbeMaintenanceAfterFailuresAndBackAfterOnePass(t *testing.T) {
 	// One passing probe brings it back, and restarts the count of failures.
 	a.Up()
 	translate.ProbeRoundForTest(c)
-	if got := pools(c)["a"]; got != translate.PoolNormal {
-		t.Fatalf("after a passing probe: a is %v, want normal", got)
-	}
+	wantPool(t, c, "a", translate.PoolNormal, "after a passing probe")
 	if !strings.Contains(logs.String(), "translate: pool normal") {
 		t.Errorf("no move back to normal logged:\n%s", logs.String())
 	}
@@ -108,12 +94,38 @@ func TestProbeMaintenanceAfterFailuresAndBackAfterOnePass(t *testing.T) {
 	a.Down(translate.KindTimeout)
 	translate.ProbeRoundForTest(c)
 	translate.ProbeRoundForTest(c)
-	if got := pools(c)["a"]; got != translate.PoolNormal {
-		t.Fatalf("two failures after a pass: a is %v, want normal", got)
-	}
+	wantPool(t, c, "a", translate.PoolNormal, "two failures after a pass")
 	translate.ProbeRoundForTest(c)
-	if got := pools(c)["a"]; got != translate.PoolMaintenance {
-		t.Fatalf("three failures after a pass: a is %v, want maintenance", got)
+	wantPool(t, c, "a", translate.PoolMaintenance, "three failures after a pass")
+}
+
+// threeFailedProbes runs 3 probe rounds with a down: a stays normal after 1 and 2 and is
+// in maintenance after 3, b stays normal, a got the 3 probe calls, and the move is logged.
+func threeFailedProbes(t *testing.T, c *translate.Client, a *fake.Engine, logs *syncBuffer) {
+	t.Helper()
+	for round := 1; round <= 3; round++ {
+		translate.ProbeRoundForTest(c)
+		want := translate.PoolNormal
+		if round == 3 {
+			want = translate.PoolMaintenance
+		}
+		if got := pools(c); got["a"] != want || got["b"] != translate.PoolNormal {
+			t.Fatalf("after failed probe %d: pools %v, want a %v, b normal", round, got, want)
+		}
+	}
+	if got := a.Calls(); got != 3 {
+		t.Errorf("a got %d probe calls, want 3", got)
+	}
+	if !strings.Contains(logs.String(), "translate: pool maintenance") || !strings.Contains(logs.String(), "engine=a") {
+		t.Errorf("no pool move logged for a:\n%s", logs.String())
+	}
+}
+
+// wantPool fails the test unless c's engine name is in pool want; when says when.
+func wantPool(t *testing.T, c *translate.Client, name string, want translate.Pool, when string) {
+	t.Helper()
+	if got := pools(c)[name]; got != want {
+		t.Fatalf("%s: %s is %v, want %v", when, name, got, want)
 	}
 }
 
