@@ -370,13 +370,14 @@ func TestWatchWaitsForSettledContent(t *testing.T) {
 // TestWatchSeedIncident is the seed's incident through WatchConfig: a pushed file with
 // failure_ratio 0.1 is rejected; the Client keeps 0.5, warns naming the field and counts
 // translate.config.rejected; the next good file applies (polls driven by hand).
+// TestWatchSeedIncident: the seed's incident pushed through the watcher. A failure ratio
+// of 0.1 is rejected once (the same content polled again is not counted twice), the
+// running 0.5 stays, a warning names the field and translate.config.rejected counts it;
+// the next good push applies.
 func TestWatchSeedIncident(t *testing.T) {
 	registerTestTypes()
 	path := filepath.Join(t.TempDir(), "config.json")
-	file := func(ratio string) []byte {
-		return []byte(`{"engines":[{"name":"a","type":"cfgtest"}],"breaker":{"failure_ratio":` + ratio + `}}`)
-	}
-	writeAtomic(t, path, file("0.5"))
+	writeAtomic(t, path, ratioFile("0.5"))
 	cfg, err := LoadConfig(path)
 	if err != nil {
 		t.Fatal(err)
@@ -391,36 +392,11 @@ func TestWatchSeedIncident(t *testing.T) {
 	}
 	defer c.Close()
 	w := c.newConfigWatcher(path)
-	poll := func() {
-		t.Helper()
-		for range 2 { // a change applies once two reads agree
-			if err := w.poll(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	rejected := func() int64 {
-		var rm metricdata.ResourceMetrics
-		if err := reader.Collect(context.Background(), &rm); err != nil {
-			t.Fatal(err)
-		}
-		for _, sm := range rm.ScopeMetrics {
-			for _, m := range sm.Metrics {
-				if sum, ok := m.Data.(metricdata.Sum[int64]); ok && m.Name == "translate.config.rejected" {
-					var n int64
-					for _, p := range sum.DataPoints {
-						n += p.Value
-					}
-					return n
-				}
-			}
-		}
-		return 0
-	}
+	rejected := func() int64 { return sumCounter(t, reader, "translate.config.rejected") }
 
-	writeAtomic(t, path, file("0.1"))
-	poll()
-	poll() // the same bad content is not counted twice
+	writeAtomic(t, path, ratioFile("0.1"))
+	pollUntilApplied(t, w)
+	pollUntilApplied(t, w) // the same bad content is not counted twice
 	if got := c.cfg.Load().breaker.FailureRatio; got != 0.5 {
 		t.Errorf("failure ratio %v after the bad push, want the running 0.5", got)
 	}
@@ -431,14 +407,51 @@ func TestWatchSeedIncident(t *testing.T) {
 		t.Errorf("no warning naming breaker.failure_ratio; log %q", sink.matching(""))
 	}
 
-	writeAtomic(t, path, file("0.6"))
-	poll()
+	writeAtomic(t, path, ratioFile("0.6"))
+	pollUntilApplied(t, w)
 	if got := c.cfg.Load().breaker.FailureRatio; got != 0.6 {
 		t.Errorf("failure ratio %v after a good push, want 0.6", got)
 	}
 	if n := rejected(); n != 1 {
 		t.Errorf("translate.config.rejected = %d after a good push, want still 1", n)
 	}
+}
+
+// ratioFile is a configuration file with one engine and the breaker's failure ratio.
+func ratioFile(ratio string) []byte {
+	return []byte(`{"engines":[{"name":"a","type":"cfgtest"}],"breaker":{"failure_ratio":` + ratio + `}}`)
+}
+
+// pollUntilApplied polls w twice: a change applies once two reads agree.
+func pollUntilApplied(t *testing.T, w *watcher) {
+	t.Helper()
+	for range 2 {
+		if err := w.poll(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// sumCounter collects reader and returns the sum of the int64 counter name's points; 0
+// when it has none.
+func sumCounter(t *testing.T, reader *sdkmetric.ManualReader, name string) int64 {
+	t.Helper()
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(context.Background(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if sum, ok := m.Data.(metricdata.Sum[int64]); ok && m.Name == name {
+				var n int64
+				for _, p := range sum.DataPoints {
+					n += p.Value
+				}
+				return n
+			}
+		}
+	}
+	return 0
 }
 
 // kubeDir is a directory laid out as Kubernetes mounts a ConfigMap: config.json ->
@@ -496,92 +509,109 @@ func (k *kubeDir) update(data []byte) {
 // leaves the running config, and the next good one is running within 2s again.
 func TestWatchConfigWithin2s(t *testing.T) {
 	registerTestTypes()
-	engines := func(names ...string) []byte {
-		var es []string
-		for _, n := range names {
-			es = append(es, `{"name":"`+n+`","type":"cfgtest"}`)
-		}
-		return []byte(`{"engines":[` + strings.Join(es, ",") + `]}`)
-	}
-	writers := map[string]func(t *testing.T, first []byte) (path string, write func([]byte)){
-		"in place": func(t *testing.T, first []byte) (string, func([]byte)) {
-			path := filepath.Join(t.TempDir(), "config.json")
-			write := func(data []byte) {
-				if err := os.WriteFile(path, data, 0o600); err != nil {
-					t.Fatal(err)
-				}
-			}
-			write(first)
-			return path, write
-		},
-		"renamed": func(t *testing.T, first []byte) (string, func([]byte)) {
-			path := filepath.Join(t.TempDir(), "config.json")
-			writeAtomic(t, path, first)
-			return path, func(data []byte) { writeAtomic(t, path, data) }
-		},
-		"kubernetes": func(t *testing.T, first []byte) (string, func([]byte)) {
-			k := newKubeDir(t, first)
-			return k.path(), k.update
-		},
-	}
-	for name, writer := range writers {
+	for name, writer := range configWriters {
 		for _, offset := range []time.Duration{0, time.Millisecond, watchEvery / 2, watchEvery - time.Millisecond} {
 			t.Run(fmt.Sprintf("%s/%v after a poll", name, offset), func(t *testing.T) {
-				synctest.Test(t, func(t *testing.T) {
-					path, write := writer(t, engines("a"))
-					cfg, err := LoadConfig(path)
-					if err != nil {
-						t.Fatal(err)
-					}
-					c, err := New(WithConfig(cfg), WithLogger(slog.New(&logSink{})))
-					if err != nil {
-						t.Fatal(err)
-					}
-					defer c.Close()
-					ctx, cancel := context.WithCancel(context.Background())
-					done := make(chan error, 1)
-					go func() { done <- WatchConfig(ctx, c, path) }()
-					defer func() { cancel(); <-done }()
-					synctest.Wait() // WatchConfig has read the file and waits for its first poll
-
-					names := func() string {
-						var out []string
-						for _, e := range c.Engines() {
-							out = append(out, e.Name)
-						}
-						return strings.Join(out, ",")
-					}
-					// within pushes data and returns how long until the engines are want.
-					within := func(data []byte, want string) time.Duration {
-						t.Helper()
-						start := time.Now()
-						write(data)
-						for names() != want {
-							if time.Since(start) > 10*time.Second {
-								t.Fatalf("engines %s 10s after the change, want %s", names(), want)
-							}
-							time.Sleep(time.Millisecond)
-						}
-						return time.Since(start)
-					}
-					time.Sleep(offset)
-					if d := within(engines("a", "b"), "a,b"); d > 2*time.Second {
-						t.Errorf("the change ran after %v, want within 2s", d)
-					}
-
-					// Rejected (the seed's incident): the running config stays, through
-					// more polls than a good change needs.
-					write([]byte(`{"engines":[{"name":"a","type":"cfgtest"}],"breaker":{"failure_ratio":0.1}}`))
-					time.Sleep(5 * watchEvery)
-					if got := names(); got != "a,b" || c.cfg.Load().breaker.FailureRatio == 0.1 {
-						t.Fatalf("after a rejected change: engines %s, failure ratio %v", got, c.cfg.Load().breaker.FailureRatio)
-					}
-					time.Sleep(offset)
-					if d := within(engines("b"), "b"); d > 2*time.Second {
-						t.Errorf("the change after a rejected one ran after %v, want within 2s", d)
-					}
-				})
+				synctest.Test(t, func(t *testing.T) { watchConfigWithin2s(t, writer, offset) })
 			})
 		}
 	}
+}
+
+// watchConfigWithin2s runs WatchConfig on a Client built from a file writer made, and
+// pushes changes offset after a poll: a good change, a rejected one, a good one again.
+func watchConfigWithin2s(t *testing.T, writer configWriter, offset time.Duration) {
+	path, write := writer(t, engineFile("a"))
+	cfg, err := LoadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(WithConfig(cfg), WithLogger(slog.New(&logSink{})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- WatchConfig(ctx, c, path) }()
+	defer func() { cancel(); <-done }()
+	synctest.Wait() // WatchConfig has read the file and waits for its first poll
+
+	time.Sleep(offset)
+	if d := runningWithin(t, c, write, engineFile("a", "b"), "a,b"); d > 2*time.Second {
+		t.Errorf("the change ran after %v, want within 2s", d)
+	}
+
+	// Rejected (the seed's incident): the running config stays, through more polls than
+	// a good change needs.
+	write([]byte(`{"engines":[{"name":"a","type":"cfgtest"}],"breaker":{"failure_ratio":0.1}}`))
+	time.Sleep(5 * watchEvery)
+	if got := engineList(c); got != "a,b" || c.cfg.Load().breaker.FailureRatio == 0.1 {
+		t.Fatalf("after a rejected change: engines %s, failure ratio %v", got, c.cfg.Load().breaker.FailureRatio)
+	}
+	time.Sleep(offset)
+	if d := runningWithin(t, c, write, engineFile("b"), "b"); d > 2*time.Second {
+		t.Errorf("the change after a rejected one ran after %v, want within 2s", d)
+	}
+}
+
+// runningWithin pushes data with write and returns how long until c's engines are want
+// (engineList); it fails the test after 10s.
+func runningWithin(t *testing.T, c *Client, write func([]byte), data []byte, want string) time.Duration {
+	t.Helper()
+	start := time.Now()
+	write(data)
+	for engineList(c) != want {
+		if time.Since(start) > 10*time.Second {
+			t.Fatalf("engines %s 10s after the change, want %s", engineList(c), want)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return time.Since(start)
+}
+
+// engineList is c's engine names, comma-separated.
+func engineList(c *Client) string { return strings.Join(clientEngineNames(c), ",") }
+
+// engineFile is a configuration file with an engine of type cfgtest for each name.
+func engineFile(names ...string) []byte {
+	var es []string
+	for _, n := range names {
+		es = append(es, `{"name":"`+n+`","type":"cfgtest"}`)
+	}
+	return []byte(`{"engines":[` + strings.Join(es, ",") + `]}`)
+}
+
+// configWriter writes first to a new configuration file and returns its path and a
+// function that changes the file.
+type configWriter func(t *testing.T, first []byte) (path string, write func([]byte))
+
+// configWriters are the ways a configuration file changes: edited in place, a new file
+// renamed over it, a Kubernetes ConfigMap's symlink swap.
+var configWriters = map[string]configWriter{
+	"in place":   writeInPlace,
+	"renamed":    writeRenamed,
+	"kubernetes": writeKubernetes,
+}
+
+func writeInPlace(t *testing.T, first []byte) (string, func([]byte)) {
+	path := filepath.Join(t.TempDir(), "config.json")
+	write := func(data []byte) {
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(first)
+	return path, write
+}
+
+func writeRenamed(t *testing.T, first []byte) (string, func([]byte)) {
+	path := filepath.Join(t.TempDir(), "config.json")
+	writeAtomic(t, path, first)
+	return path, func(data []byte) { writeAtomic(t, path, data) }
+}
+
+func writeKubernetes(t *testing.T, first []byte) (string, func([]byte)) {
+	k := newKubeDir(t, first)
+	return k.path(), k.update
 }
