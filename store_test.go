@@ -80,7 +80,22 @@ func TestStoreAdmitsAndSettlesEveryCall(t *testing.T) {
 	if len(st.admits) != 1 || len(st.settles) != 1 {
 		t.Fatalf("admits %d settles %d, want 1 and 1", len(st.admits), len(st.settles))
 	}
-	ad := st.admits[0]
+	checkAdmission(t, st.admits[0])
+	checkSettlement(t, st.settles[0], st.admits[0].CacheKey, res.Text)
+	// A second identical request is a local cache hit: no round trip.
+	r.RequestID = ""
+	if _, err := c.Translate(context.Background(), r); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.admits) != 1 {
+		t.Errorf("a local cache hit asked the store (%d admits)", len(st.admits))
+	}
+}
+
+// checkAdmission: the admission of "hello" (id-1) on engine a with paidProfile(90) and a
+// daily budget of 100 asks for 5 credits and 5 characters, under a sha256 cache key.
+func checkAdmission(t *testing.T, ad translate.Admission) {
+	t.Helper()
 	if ad.CacheKey == "" || len(ad.CacheKey) != 64 {
 		t.Errorf("CacheKey %q, want a sha256 hex key", ad.CacheKey)
 	}
@@ -90,20 +105,17 @@ func TestStoreAdmitsAndSettlesEveryCall(t *testing.T) {
 	if d := cmp.Diff(want, ad); d != "" {
 		t.Errorf("Admission (-want +got):\n%s", d)
 	}
-	s := st.settles[0]
-	if s.Lease != "lease-a" || !s.Sent || s.Credits != 5 || s.Chars != 5 || s.CacheKey != st.admits[0].CacheKey {
+}
+
+// checkSettlement: the call was sent and settles its lease with what it cost, under the
+// admission's cache key, with a's answer text.
+func checkSettlement(t *testing.T, s translate.Settlement, cacheKey, text string) {
+	t.Helper()
+	if s.Lease != "lease-a" || !s.Sent || s.Credits != 5 || s.Chars != 5 || s.CacheKey != cacheKey {
 		t.Errorf("Settlement %+v", s)
 	}
-	if s.Answer == nil || s.Answer.Text != res.Text || s.Answer.Engine != "a" {
+	if s.Answer == nil || s.Answer.Text != text || s.Answer.Engine != "a" {
 		t.Errorf("Settlement.Answer %+v, want the text", s.Answer)
-	}
-	// A second identical request is a local cache hit: no round trip.
-	r.RequestID = ""
-	if _, err := c.Translate(context.Background(), r); err != nil {
-		t.Fatal(err)
-	}
-	if len(st.admits) != 1 {
-		t.Errorf("a local cache hit asked the store (%d admits)", len(st.admits))
 	}
 }
 
