@@ -173,9 +173,7 @@ func TestFilterAgreesWithExclude(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	start := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	now := start.Add(time.Hour).UnixNano()
-	opt := cmp.AllowUnexported(candidate{})
-	var admitted, trials, dropped, decisions int
-	sentinel := candidate{w: -1, i: -1, doubt: true}
+	var seen filterCoverage
 	for round := range 40 {
 		n := 1 + rng.IntN(24)
 		if round%10 == 9 {
@@ -185,42 +183,71 @@ func TestFilterAgreesWithExclude(t *testing.T) {
 		for range 60 {
 			shuffleState(c, rng, now)
 			r := randomFastRequest(t, c, rng, now)
-			var tried set
-			for _, e := range r.s.engines {
-				if rng.IntN(6) == 0 {
-					tried.add(e.idx)
-				}
-			}
+			tried := randomTried(rng, r)
 			for s := stagePinned; s <= stagePaidLast; s++ {
-				want := filterByExclude(c, r, &tried, s, now)
-				got := c.filter(r, &tried, s, now, []candidate{sentinel})
-				if diff := cmp.Diff(sentinel, got[0], opt); diff != "" {
-					t.Fatalf("filter overwrote what dst held (-want +got):\n%s", diff)
-				}
-				if diff := cmp.Diff(want, got[1:], opt, cmpopts.EquateEmpty()); diff != "" {
-					t.Fatalf("round %d, stage %d, request %+v: filter disagrees with exclude (-exclude +filter):\n%s",
-						round, s, r.Request, diff)
-				}
-				decisions++
-				admitted += len(want)
-				for _, cd := range want {
-					trials += b2i(cd.trial)
-				}
-				for _, e := range r.s.engines {
-					v := e.view.Load()
-					if !tried.has(e.idx) && s.in(e, v, r) {
-						if why, _ := c.exclude(e, v, r, now, c.budgetFraction(now)); why != reasonNone {
-							dropped++
-						}
-					}
-				}
+				want := filterAgrees(t, c, r, &tried, s, now, round)
+				seen.add(c, r, &tried, s, now, want)
 			}
 		}
 	}
 	// The random states must reach every side of the rules, or agreement proves little.
-	if admitted < 5000 || trials < 500 || dropped < 5000 {
+	if seen.admitted < 5000 || seen.trials < 500 || seen.dropped < 5000 {
 		t.Fatalf("random states too narrow: %d decisions, %d admitted (%d trials), %d left out",
-			decisions, admitted, trials, dropped)
+			seen.decisions, seen.admitted, seen.trials, seen.dropped)
 	}
-	t.Logf("%d decisions, %d admitted (%d trials), %d left out", decisions, admitted, trials, dropped)
+	t.Logf("%d decisions, %d admitted (%d trials), %d left out", seen.decisions, seen.admitted, seen.trials, seen.dropped)
+}
+
+// randomTried marks about one in six of r's engines as tried.
+func randomTried(rng *rand.Rand, r *request) set {
+	var tried set
+	for _, e := range r.s.engines {
+		if rng.IntN(6) == 0 {
+			tried.add(e.idx)
+		}
+	}
+	return tried
+}
+
+// filterAgrees checks that filter, appending to a dst that holds a sentinel, leaves the
+// sentinel and appends what filterByExclude gives for stage s. It returns those candidates.
+func filterAgrees(t *testing.T, c *Client, r *request, tried *set, s stage, now int64, round int) []candidate {
+	t.Helper()
+	opt := cmp.AllowUnexported(candidate{})
+	sentinel := candidate{w: -1, i: -1, doubt: true}
+	want := filterByExclude(c, r, tried, s, now)
+	got := c.filter(r, tried, s, now, []candidate{sentinel})
+	if diff := cmp.Diff(sentinel, got[0], opt); diff != "" {
+		t.Fatalf("filter overwrote what dst held (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, got[1:], opt, cmpopts.EquateEmpty()); diff != "" {
+		t.Fatalf("round %d, stage %d, request %+v: filter disagrees with exclude (-exclude +filter):\n%s",
+			round, s, r.Request, diff)
+	}
+	return want
+}
+
+// filterCoverage counts which sides of the rules the random states reached.
+type filterCoverage struct {
+	decisions int // stages filtered
+	admitted  int // candidates admitted
+	trials    int // of them, half-open trials
+	dropped   int // untried engines in the stage that exclude left out
+}
+
+// add counts one stage's decision: admitted are the candidates filter gave.
+func (f *filterCoverage) add(c *Client, r *request, tried *set, s stage, now int64, admitted []candidate) {
+	f.decisions++
+	f.admitted += len(admitted)
+	for _, cd := range admitted {
+		f.trials += b2i(cd.trial)
+	}
+	for _, e := range r.s.engines {
+		v := e.view.Load()
+		if !tried.has(e.idx) && s.in(e, v, r) {
+			if why, _ := c.exclude(e, v, r, now, c.budgetFraction(now)); why != reasonNone {
+				f.dropped++
+			}
+		}
+	}
 }
