@@ -55,21 +55,14 @@ func TestRegionsHardFilter(t *testing.T) {
 	en := newRegionEngines()
 	c := newClient(t, append(en.options(), translate.WithClock(newClock()))...)
 
-	res, err := c.Translate(ctx, regionReq("a", "eu"))
-	if err != nil || res.Engine != "eu" {
-		t.Fatalf("Regions eu: %v, %+v; want the eu engine", err, res)
-	}
-	if res, err := c.Translate(ctx, regionReq("b", "us", "cn")); err != nil || res.Engine != "cn" {
-		t.Fatalf("Regions us, cn: %v, %+v; want cn", err, res)
-	}
-	if res, err := c.Translate(ctx, req("c")); err != nil || res.Engine != "cn" {
-		t.Fatalf("no Regions: %v, %+v; want cn, the preferred engine", err, res)
-	}
+	wantServedBy(t, c, regionReq("a", "eu"), "eu", "Regions eu")
+	wantServedBy(t, c, regionReq("b", "us", "cn"), "cn", "Regions us, cn")
+	wantServedBy(t, c, req("c"), "cn", "no Regions (cn is the preferred engine)")
 
 	// The eu engine fails: the eu last resort serves, never cn, global or the us last resort.
 	en.eu.Down(translate.KindUnavailable)
 	before := en.calls()
-	res, err = c.Translate(ctx, regionReq("d", "eu"))
+	res, err := c.Translate(ctx, regionReq("d", "eu"))
 	if err != nil || res.Engine != "last-eu" || !res.Degraded {
 		t.Fatalf("eu down, Regions eu: %v, %+v; want last-eu, Degraded", err, res)
 	}
@@ -78,7 +71,26 @@ func TestRegionsHardFilter(t *testing.T) {
 	if res, err := c.Translate(ctx, regionReq("e", "eu")); err == nil {
 		t.Fatalf("every eu engine down, Regions eu: served by %s", res.Engine)
 	}
-	after := en.calls()
+	onlyEUEnginesCalled(t, before, en.calls())
+
+	// The global engine ("" region) serves a request that allows "".
+	if res, err := c.Translate(ctx, regionReq("f", "")); err != nil || res.Engine != "global" {
+		t.Errorf(`Regions "": %v, %+v; want global`, err, res)
+	}
+}
+
+// wantServedBy fails the test unless r is served by engine; what names the request.
+func wantServedBy(t *testing.T, c *translate.Client, r translate.Request, engine, what string) {
+	t.Helper()
+	if res, err := c.Translate(context.Background(), r); err != nil || res.Engine != engine {
+		t.Fatalf("%s: %v, %+v; want %s", what, err, res, engine)
+	}
+}
+
+// onlyEUEnginesCalled: between the call counts before and after, no engine outside eu was
+// called, and both eu engines were.
+func onlyEUEnginesCalled(t *testing.T, before, after map[string]int) {
+	t.Helper()
 	for _, name := range []string{"cn", "global", "last-us"} {
 		if after[name] != before[name] {
 			t.Errorf("%s (outside eu) called %d times for eu-only requests", name, after[name]-before[name])
@@ -86,11 +98,6 @@ func TestRegionsHardFilter(t *testing.T) {
 	}
 	if after["eu"] == before["eu"] || after["last-eu"] == before["last-eu"] {
 		t.Errorf("calls %v -> %v: the eu engines were not tried", before, after)
-	}
-
-	// The global engine ("" region) serves a request that allows "".
-	if res, err := c.Translate(ctx, regionReq("f", "")); err != nil || res.Engine != "global" {
-		t.Errorf(`Regions "": %v, %+v; want global`, err, res)
 	}
 }
 
