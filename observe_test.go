@@ -202,15 +202,7 @@ func TestTelemetrySuccess(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	want := []span{
-		{Name: "translate.attempt", Parent: "translate.Translate", Kind: trace.SpanKindClient, Attrs: map[string]any{
-			"translate.engine": "a", "translate.attempt": int64(1), "translate.fallback": false, "translate.outcome": "ok"}},
-		{Name: "translate.Translate", Kind: trace.SpanKindInternal, Attrs: map[string]any{
-			"translate.outcome": "ok", "translate.cache_hit": false, "translate.degraded": false,
-			"translate.fallback": false, "translate.text_len": int64(5), "translate.attempts": int64(1),
-			"translate.engine": "a"}},
-	}
-	if diff := cmp.Diff(want, tel.ended(t)); diff != "" {
+	if diff := cmp.Diff(successSpans, tel.ended(t)); diff != "" {
 		t.Errorf("spans (-want +got):\n%s", diff)
 	}
 	root := tel.spans.Ended()[1]
@@ -219,30 +211,10 @@ func TestTelemetrySuccess(t *testing.T) {
 	}
 
 	ms := tel.metrics(t)
-	wantUnits := map[string]string{
-		"translate.requests": "{request}", "translate.request.duration": "s",
-		"translate.attempts": "{attempt}", "translate.attempt.duration": "s",
-		"translate.cost": "{credit}", "translate.chars": "{char}",
-		"translate.routing.decision.duration": "s", "translate.quota.left": "{char}",
-	}
-	gotUnits := map[string]string{}
-	for name, m := range ms {
-		gotUnits[name] = m.Unit
-	}
-	if diff := cmp.Diff(wantUnits, gotUnits); diff != "" {
+	if diff := cmp.Diff(metricUnits, units(ms)); diff != "" {
 		t.Errorf("metric units (-want +got):\n%s", diff)
 	}
-	wantValues := map[string]float64{
-		"translate.requests{cache_hit=false,degraded=false,outcome=ok}":         1,
-		"translate.request.duration{cache_hit=false,degraded=false,outcome=ok}": 1,
-		"translate.attempts{engine=a,outcome=ok}":                               1,
-		"translate.attempt.duration{engine=a}":                                  1,
-		"translate.cost{engine=a}":                                              5 * 20 / 1e6,
-		"translate.chars{engine=a}":                                             5,
-		"translate.routing.decision.duration{}":                                 1, // the first decision is timed
-		"translate.quota.left{engine=a}":                                        995,
-	}
-	if diff := cmp.Diff(wantValues, values(ms)); diff != "" {
+	if diff := cmp.Diff(successMetrics, values(ms)); diff != "" {
 		t.Errorf("metrics (-want +got):\n%s", diff)
 	}
 	if d := ms["translate.requests"].Data.(metricdata.Sum[int64]); !d.IsMonotonic {
@@ -252,14 +224,56 @@ func TestTelemetrySuccess(t *testing.T) {
 		t.Errorf("translate.cost is not a monotonic counter")
 	}
 
-	wantLogs := []map[string]any{
-		{"level": "DEBUG", "msg": "translate: attempt", "engine": "a", "attempt": 1.0, "latency": "x", "outcome": "ok"},
-		{"level": "DEBUG", "msg": "translate: request", "request_id": "x", "text_len": 5.0, "text_hash": "x",
-			"outcome": "ok", "latency": "x", "cache_hit": false, "degraded": false, "engine": "a"},
-	}
-	if diff := cmp.Diff(wantLogs, tel.records(t)); diff != "" {
+	if diff := cmp.Diff(successLogs, tel.records(t)); diff != "" {
 		t.Errorf("logs (-want +got):\n%s", diff)
 	}
+}
+
+// successSpans are the spans of "hello" served by a at the first attempt.
+var successSpans = []span{
+	{Name: "translate.attempt", Parent: "translate.Translate", Kind: trace.SpanKindClient, Attrs: map[string]any{
+		"translate.engine": "a", "translate.attempt": int64(1), "translate.fallback": false, "translate.outcome": "ok"}},
+	{Name: "translate.Translate", Kind: trace.SpanKindInternal, Attrs: map[string]any{
+		"translate.outcome": "ok", "translate.cache_hit": false, "translate.degraded": false,
+		"translate.fallback": false, "translate.text_len": int64(5), "translate.attempts": int64(1),
+		"translate.engine": "a"}},
+}
+
+// metricUnits is the unit of each metric a served request reports.
+var metricUnits = map[string]string{
+	"translate.requests": "{request}", "translate.request.duration": "s",
+	"translate.attempts": "{attempt}", "translate.attempt.duration": "s",
+	"translate.cost": "{credit}", "translate.chars": "{char}",
+	"translate.routing.decision.duration": "s", "translate.quota.left": "{char}",
+}
+
+// successMetrics are the metric values (see values) after "hello" is served by a, at 20
+// credits per million characters with a quota of 1000.
+var successMetrics = map[string]float64{
+	"translate.requests{cache_hit=false,degraded=false,outcome=ok}":         1,
+	"translate.request.duration{cache_hit=false,degraded=false,outcome=ok}": 1,
+	"translate.attempts{engine=a,outcome=ok}":                               1,
+	"translate.attempt.duration{engine=a}":                                  1,
+	"translate.cost{engine=a}":                                              5 * 20 / 1e6,
+	"translate.chars{engine=a}":                                             5,
+	"translate.routing.decision.duration{}":                                 1, // the first decision is timed
+	"translate.quota.left{engine=a}":                                        995,
+}
+
+// successLogs are the log records (see records) of "hello" served by a.
+var successLogs = []map[string]any{
+	{"level": "DEBUG", "msg": "translate: attempt", "engine": "a", "attempt": 1.0, "latency": "x", "outcome": "ok"},
+	{"level": "DEBUG", "msg": "translate: request", "request_id": "x", "text_len": 5.0, "text_hash": "x",
+		"outcome": "ok", "latency": "x", "cache_hit": false, "degraded": false, "engine": "a"},
+}
+
+// units returns each metric's unit by name.
+func units(ms map[string]metricdata.Metrics) map[string]string {
+	out := map[string]string{}
+	for name, m := range ms {
+		out[name] = m.Unit
+	}
+	return out
 }
 
 func attrValue(kvs []attribute.KeyValue, key string) (string, bool) {
@@ -363,75 +377,81 @@ func TestTelemetryCacheHit(t *testing.T) {
 }
 
 func TestTelemetryDegraded(t *testing.T) {
-	t.Run("stale cache", func(t *testing.T) {
-		tel, opts := newTelemetry(t)
-		clk := newClock()
-		a := fake.New("a")
-		c := newClient(t, append(opts, translate.WithClock(clk), translate.WithCache(100, time.Minute),
-			translate.WithRetry(translate.RetryPolicy{PerEngine: 1}), translate.WithEngine(a, translate.Profile{}))...)
-		if _, err := c.Translate(context.Background(), req("hello")); err != nil {
-			t.Fatal(err)
+	t.Run("stale cache", testTelemetryStaleCache)
+	t.Run("fallback engine", testTelemetryFallbackEngine)
+}
+
+func testTelemetryStaleCache(t *testing.T) {
+	tel, opts := newTelemetry(t)
+	clk := newClock()
+	a := fake.New("a")
+	c := newClient(t, append(opts, translate.WithClock(clk), translate.WithCache(100, time.Minute),
+		translate.WithRetry(translate.RetryPolicy{PerEngine: 1}), translate.WithEngine(a, translate.Profile{}))...)
+	if _, err := c.Translate(context.Background(), req("hello")); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(2 * time.Minute)
+	a.Down(translate.KindUnavailable)
+	res, err := c.Translate(context.Background(), req("hello"))
+	if err != nil || !res.Degraded || !res.FromCache {
+		t.Fatalf("Translate = %+v, %v; want a stale answer", res, err)
+	}
+	spans := tel.ended(t)
+	if diff := cmp.Diff(staleCacheSpans, spans[2:]); diff != "" {
+		t.Errorf("spans of the stale answer (-want +got):\n%s", diff)
+	}
+	ms := tel.metrics(t)
+	if u := ms["translate.degradations"].Unit; u != "{request}" {
+		t.Errorf("translate.degradations unit = %q", u)
+	}
+	got := values(ms)
+	for k, v := range map[string]float64{
+		"translate.degradations{how=stale_cache}":                       1,
+		"translate.requests{cache_hit=true,degraded=true,outcome=ok}":   1,
+		"translate.requests{cache_hit=false,degraded=false,outcome=ok}": 1,
+	} {
+		if got[k] != v {
+			t.Errorf("%s = %v, want %v", k, got[k], v)
 		}
-		clk.Advance(2 * time.Minute)
-		a.Down(translate.KindUnavailable)
-		res, err := c.Translate(context.Background(), req("hello"))
-		if err != nil || !res.Degraded || !res.FromCache {
-			t.Fatalf("Translate = %+v, %v; want a stale answer", res, err)
-		}
-		spans := tel.ended(t)
-		want := []span{
-			{Name: "translate.attempt", Parent: "translate.Translate", Kind: trace.SpanKindClient, Attrs: map[string]any{
-				"translate.engine": "a", "translate.attempt": int64(1), "translate.fallback": false,
-				"translate.outcome": "unavailable", "error.type": "unavailable"},
-				Status: codes.Error, StatusDesc: "unavailable"},
-			{Name: "translate.Translate", Kind: trace.SpanKindInternal, Attrs: map[string]any{
-				"translate.outcome": "ok", "translate.cache_hit": true, "translate.degraded": true,
-				"translate.fallback": false, "translate.text_len": int64(5), "translate.attempts": int64(1)}},
-		}
-		if diff := cmp.Diff(want, spans[2:]); diff != "" {
-			t.Errorf("spans of the stale answer (-want +got):\n%s", diff)
-		}
-		ms := tel.metrics(t)
-		if u := ms["translate.degradations"].Unit; u != "{request}" {
-			t.Errorf("translate.degradations unit = %q", u)
-		}
-		got := values(ms)
-		for k, v := range map[string]float64{
-			"translate.degradations{how=stale_cache}":                       1,
-			"translate.requests{cache_hit=true,degraded=true,outcome=ok}":   1,
-			"translate.requests{cache_hit=false,degraded=false,outcome=ok}": 1,
-		} {
-			if got[k] != v {
-				t.Errorf("%s = %v, want %v", k, got[k], v)
-			}
-		}
-	})
-	t.Run("fallback engine", func(t *testing.T) {
-		tel, opts := newTelemetry(t)
-		a, fb := fake.New("a"), fake.New("fb")
-		a.Down(translate.KindUnavailable)
-		c := newClient(t, append(opts, translate.WithClock(newClock()), translate.WithRetry(translate.RetryPolicy{PerEngine: 1}),
-			translate.WithEngine(a, translate.Profile{}), translate.WithEngine(fb, translate.Profile{FallbackOnly: true}))...)
-		res, err := c.Translate(context.Background(), req("hello"))
-		if err != nil || !res.Degraded || res.Engine != "fb" {
-			t.Fatalf("Translate = %+v, %v; want a degraded answer from fb", res, err)
-		}
-		spans := tel.ended(t)
-		if len(spans) != 3 {
-			t.Fatalf("got %d spans, want 3", len(spans))
-		}
-		if diff := cmp.Diff(map[string]any{"translate.engine": "fb", "translate.attempt": int64(2),
-			"translate.fallback": true, "translate.outcome": "ok"}, spans[1].Attrs); diff != "" {
-			t.Errorf("fallback attempt span (-want +got):\n%s", diff)
-		}
-		if spans[2].Attrs["translate.fallback"] != true || spans[2].Attrs["translate.degraded"] != true {
-			t.Errorf("request span attributes %v, want degraded and fallback", spans[2].Attrs)
-		}
-		got := values(tel.metrics(t))
-		if got["translate.degradations{how=fallback_engine}"] != 1 {
-			t.Errorf("degradations = %v, want one fallback_engine", got)
-		}
-	})
+	}
+}
+
+// staleCacheSpans are the spans of a request a fails and a stale cache entry answers.
+var staleCacheSpans = []span{
+	{Name: "translate.attempt", Parent: "translate.Translate", Kind: trace.SpanKindClient, Attrs: map[string]any{
+		"translate.engine": "a", "translate.attempt": int64(1), "translate.fallback": false,
+		"translate.outcome": "unavailable", "error.type": "unavailable"},
+		Status: codes.Error, StatusDesc: "unavailable"},
+	{Name: "translate.Translate", Kind: trace.SpanKindInternal, Attrs: map[string]any{
+		"translate.outcome": "ok", "translate.cache_hit": true, "translate.degraded": true,
+		"translate.fallback": false, "translate.text_len": int64(5), "translate.attempts": int64(1)}},
+}
+
+func testTelemetryFallbackEngine(t *testing.T) {
+	tel, opts := newTelemetry(t)
+	a, fb := fake.New("a"), fake.New("fb")
+	a.Down(translate.KindUnavailable)
+	c := newClient(t, append(opts, translate.WithClock(newClock()), translate.WithRetry(translate.RetryPolicy{PerEngine: 1}),
+		translate.WithEngine(a, translate.Profile{}), translate.WithEngine(fb, translate.Profile{FallbackOnly: true}))...)
+	res, err := c.Translate(context.Background(), req("hello"))
+	if err != nil || !res.Degraded || res.Engine != "fb" {
+		t.Fatalf("Translate = %+v, %v; want a degraded answer from fb", res, err)
+	}
+	spans := tel.ended(t)
+	if len(spans) != 3 {
+		t.Fatalf("got %d spans, want 3", len(spans))
+	}
+	if diff := cmp.Diff(map[string]any{"translate.engine": "fb", "translate.attempt": int64(2),
+		"translate.fallback": true, "translate.outcome": "ok"}, spans[1].Attrs); diff != "" {
+		t.Errorf("fallback attempt span (-want +got):\n%s", diff)
+	}
+	if spans[2].Attrs["translate.fallback"] != true || spans[2].Attrs["translate.degraded"] != true {
+		t.Errorf("request span attributes %v, want degraded and fallback", spans[2].Attrs)
+	}
+	got := values(tel.metrics(t))
+	if got["translate.degradations{how=fallback_engine}"] != 1 {
+		t.Errorf("degradations = %v, want one fallback_engine", got)
+	}
 }
 
 func TestTelemetryFailure(t *testing.T) {
