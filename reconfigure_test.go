@@ -152,38 +152,10 @@ func TestReconfigureUnderLoad(t *testing.T) {
 	vendor := rcVendorFor(t, rv)
 	c := newClient(t, translate.WithConfig(rcVersion(t, vendor, 0)), translate.WithClock(newClock()))
 	const callers, versions = 64, 100
-	done := make(chan struct{})
-	var served atomic.Int64
-	errs := make(chan error, callers)
-	var wg sync.WaitGroup
+	l := &rcLoad{c: c, done: make(chan struct{}), errs: make(chan error, callers)}
 	for g := range callers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; ; i++ {
-				select {
-				case <-done:
-					if i >= 10 {
-						errs <- nil
-						return
-					}
-				default:
-				}
-				text := fmt.Sprintf("t%d-%d", g, i)
-				if i%10 == 0 {
-					text = "F" + text // fails on f<v%3>: served by x<v%4> or stay of the same version
-				}
-				res, err := c.Translate(context.Background(), req(text))
-				if err == nil {
-					err = rcConsistent(res)
-				}
-				if err != nil {
-					errs <- fmt.Errorf("%s: %w", text, err)
-					return
-				}
-				served.Add(1)
-			}
-		}()
+		l.wg.Add(1)
+		go l.call(g)
 	}
 	for v := 1; v <= versions; v++ {
 		if err := c.Reconfigure(rcVersion(t, vendor, v)); err != nil {
@@ -191,10 +163,10 @@ func TestReconfigureUnderLoad(t *testing.T) {
 		}
 		rv.nextEpoch(v == versions)
 	}
-	close(done)
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+	close(l.done)
+	l.wg.Wait()
+	close(l.errs)
+	for err := range l.errs {
 		if err != nil {
 			t.Error(err)
 		}
@@ -204,7 +176,46 @@ func TestReconfigureUnderLoad(t *testing.T) {
 	if err != nil || !strings.HasSuffix(res.Text, fmt.Sprintf("|v%d", versions)) {
 		t.Errorf("after the last Reconfigure: %v, %+v; want version %d", err, res, versions)
 	}
-	t.Logf("%d requests served during %d reconfigurations", served.Load(), versions)
+	t.Logf("%d requests served during %d reconfigurations", l.served.Load(), versions)
+}
+
+// rcLoad is TestReconfigureUnderLoad's callers: each sends nil or its first error to errs.
+type rcLoad struct {
+	c      *translate.Client
+	done   chan struct{} // closed after the last reconfiguration
+	errs   chan error
+	wg     sync.WaitGroup
+	served atomic.Int64
+}
+
+// call is caller g: it translates "t<g>-<i>" for i = 0, 1, ..., every tenth text starting
+// with "F" (it fails on f<v%3>: served by x<v%4> or stay of the same version), until done
+// is closed and it has sent at least 10 requests. Each result must be rcConsistent.
+func (l *rcLoad) call(g int) {
+	defer l.wg.Done()
+	for i := 0; ; i++ {
+		select {
+		case <-l.done:
+			if i >= 10 {
+				l.errs <- nil
+				return
+			}
+		default:
+		}
+		text := fmt.Sprintf("t%d-%d", g, i)
+		if i%10 == 0 {
+			text = "F" + text
+		}
+		res, err := l.c.Translate(context.Background(), req(text))
+		if err == nil {
+			err = rcConsistent(res)
+		}
+		if err != nil {
+			l.errs <- fmt.Errorf("%s: %w", text, err)
+			return
+		}
+		l.served.Add(1)
+	}
 }
 
 // rcConsistent checks that a Result of TestReconfigureUnderLoad was made under one version.
@@ -552,108 +563,15 @@ func TestReconfigureCacheTTL(t *testing.T) {
 func TestReconfigureAppliesEachSection(t *testing.T) {
 	rcType()
 	vendor := rcVendorFor(t, &rcVendor{})
-	// file is a config with engines a and b; a's profile fields after its quality (90 unless
-	// they say otherwise), and the top-level sections, are given as JSON fragments.
-	file := func(aProfile, sections string) *translate.Config {
-		if sections == "" {
-			sections = `"routing": {"temperature": 0.5}`
-		}
-		if !strings.Contains(aProfile, "quality") {
-			aProfile = `"quality": 90` + aProfile
-		}
-		return rcParse(t, `{"cache": {"disabled": true}, %s, "engines": [
-		    {"name": "a", "type": "rc", "settings": {"vendor": %q, "fail_prefix": "FAIL"}, "profile": {%s}},
-		    {"name": "b", "type": "rc", "settings": {"vendor": %q}, "profile": {"quality": 40}}]}`,
-			sections, vendor, aProfile, vendor)
-	}
-	send := func(c *translate.Client, r translate.Request) (*translate.Result, error) {
-		return c.Translate(context.Background(), r)
-	}
-	engine := func(t *testing.T, c *translate.Client, r translate.Request) string {
-		t.Helper()
-		res, err := send(c, r)
-		if err != nil {
-			t.Fatalf("%+v: %v", r, err)
-		}
-		return res.Engine
-	}
-	inEU := req("hello")
-	inEU.Regions = []string{"eu"}
-	for _, tc := range []struct {
-		name          string
-		before, after *translate.Config
-		check         func(t *testing.T, c *translate.Client, clk *clock) string // what the config shows
-		want          [2]string                                                  // before, after
-	}{
-		{"region", file(`, "region": "us"`, ""), file(`, "region": "eu"`, ""),
-			func(t *testing.T, c *translate.Client, _ *clock) string {
-				res, err := send(c, inEU)
-				if err != nil {
-					return translate.KindOf(err).String()
-				}
-				return res.Engine
-			}, [2]string{"no_engine", "a"}},
-		{"quality", file(``, ""), file(`"quality": 10`, ""),
-			func(t *testing.T, c *translate.Client, _ *clock) string { return engine(t, c, req("hello")) },
-			[2]string{"a", "b"}},
-		{"price", file(`, "class": "standard", "cost_per_million": 1000000`, ""), file(`, "class": "standard", "cost_per_million": 3000000`, ""),
-			func(t *testing.T, c *translate.Client, _ *clock) string {
-				r := req("hello")
-				r.Engine = "a"
-				res, err := send(c, r)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return fmt.Sprint(res.Cost)
-			}, [2]string{"5", "15"}},
-		{"quota", file(`, "quota": 100`, ""), file(`, "quota": 1000`, ""),
-			func(t *testing.T, c *translate.Client, _ *clock) string {
-				return fmt.Sprint(rcStatus(c)["a"].QuotaLeft)
-			}, [2]string{"100", "1000"}},
-		{"rate limit", file(`, "rate_limit": 1, "burst": 1`, ""), file(`, "rate_limit": 100, "burst": 10`, ""),
-			func(t *testing.T, c *translate.Client, clk *clock) string {
-				clk.Advance(time.Minute) // a full bucket
-				var out []string
-				for i := range 3 {
-					out = append(out, engine(t, c, req(fmt.Sprintf("burst %d", i))))
-				}
-				return strings.Join(out, ",")
-			}, [2]string{"a,b,b", "a,a,a"}},
-		{"weights", file(``, `"routing": {"temperature": 0.5, "weights": {"quality": 0.5, "availability": 0.2, "speed": 0.15, "cost": 0.15}}`),
-			file(``, `"routing": {"temperature": 0.5, "weights": {"quality": 0.2, "availability": 0.5, "speed": 0.15, "cost": 0.15}}`),
-			func(t *testing.T, c *translate.Client, _ *clock) string {
-				return fmt.Sprintf("%.0f", rcStatus(c)["a"].Score)
-			}, [2]string{}}, // the score moves (its value is scoring's business)
-		{"retry", file(``, `"routing": {"temperature": 0.5}, "retry": {"max_attempts": 3}`),
-			file(``, `"routing": {"temperature": 0.5}, "retry": {"max_attempts": 1}`),
-			func(t *testing.T, c *translate.Client, _ *clock) string {
-				res, err := send(c, req("FAIL now"))
-				var e *translate.Error
-				switch {
-				case err == nil:
-					return strings.Join(engineNames(res.Attempts), ",")
-				case errors.As(err, &e):
-					return strings.Join(engineNames(e.Attempts), ",") + " failed"
-				}
-				return err.Error()
-			}, [2]string{"a,b", "a failed"}},
-		{"breaker", file(``, `"retry": {"per_engine": 1}, "breaker": {"window": 20, "min_calls": 20, "cooldown": "1m"}`),
-			file(``, `"retry": {"per_engine": 1}, "breaker": {"window": 20, "min_calls": 4, "cooldown": "1m"}`),
-			func(t *testing.T, c *translate.Client, _ *clock) string {
-				for i := range 6 {
-					r := req(fmt.Sprintf("FAIL %d", i))
-					r.Engine = "a"
-					send(c, r)
-				}
-				return rcStatus(c)["a"].Breaker.String()
-			}, [2]string{"closed", "open"}},
-	} {
+	for _, tc := range sectionCases {
 		t.Run(tc.name, func(t *testing.T) {
+			before := sectionFile(t, vendor, tc.profile[0], tc.sections[0])
+			after := sectionFile(t, vendor, tc.profile[1], tc.sections[1])
 			clk := newClock()
-			c := newClient(t, translate.WithConfig(tc.before), translate.WithClock(clk))
+			c := newClient(t, translate.WithConfig(before), translate.WithClock(clk))
 			var got [2]string
 			got[0] = tc.check(t, c, clk)
-			if err := c.Reconfigure(tc.after); err != nil {
+			if err := c.Reconfigure(after); err != nil {
 				t.Fatal(err)
 			}
 			got[1] = tc.check(t, c, clk)
@@ -668,6 +586,135 @@ func TestReconfigureAppliesEachSection(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sectionFile is a config with engines a and b; a's profile fields after its quality (90
+// unless they say otherwise), and the top-level sections, are given as JSON fragments.
+func sectionFile(t *testing.T, vendor, aProfile, sections string) *translate.Config {
+	t.Helper()
+	if sections == "" {
+		sections = `"routing": {"temperature": 0.5}`
+	}
+	if !strings.Contains(aProfile, "quality") {
+		aProfile = `"quality": 90` + aProfile
+	}
+	return rcParse(t, `{"cache": {"disabled": true}, %s, "engines": [
+	    {"name": "a", "type": "rc", "settings": {"vendor": %q, "fail_prefix": "FAIL"}, "profile": {%s}},
+	    {"name": "b", "type": "rc", "settings": {"vendor": %q}, "profile": {"quality": 40}}]}`,
+		sections, vendor, aProfile, vendor)
+}
+
+// sectionCase is a part of the config Reconfigure changes: a's profile fields and the
+// top-level sections before and after (see sectionFile), and what the Client shows of it.
+type sectionCase struct {
+	name     string
+	profile  [2]string
+	sections [2]string
+	check    func(t *testing.T, c *translate.Client, clk *clock) string
+	want     [2]string // before, after; zero: any two different values
+}
+
+var sectionCases = []sectionCase{
+	{"region", [2]string{`, "region": "us"`, `, "region": "eu"`}, [2]string{}, servedInEU, [2]string{"no_engine", "a"}},
+	{"quality", [2]string{``, `"quality": 10`}, [2]string{}, servedHello, [2]string{"a", "b"}},
+	{"price", [2]string{`, "class": "standard", "cost_per_million": 1000000`, `, "class": "standard", "cost_per_million": 3000000`},
+		[2]string{}, costOnA, [2]string{"5", "15"}},
+	{"quota", [2]string{`, "quota": 100`, `, "quota": 1000`}, [2]string{}, quotaLeftOnA, [2]string{"100", "1000"}},
+	{"rate limit", [2]string{`, "rate_limit": 1, "burst": 1`, `, "rate_limit": 100, "burst": 10`}, [2]string{},
+		servedInABurst, [2]string{"a,b,b", "a,a,a"}},
+	{"weights", [2]string{}, [2]string{
+		`"routing": {"temperature": 0.5, "weights": {"quality": 0.5, "availability": 0.2, "speed": 0.15, "cost": 0.15}}`,
+		`"routing": {"temperature": 0.5, "weights": {"quality": 0.2, "availability": 0.5, "speed": 0.15, "cost": 0.15}}`},
+		scoreOfA, [2]string{}}, // the score moves (its value is scoring's business)
+	{"retry", [2]string{}, [2]string{
+		`"routing": {"temperature": 0.5}, "retry": {"max_attempts": 3}`,
+		`"routing": {"temperature": 0.5}, "retry": {"max_attempts": 1}`},
+		attemptsOfAFailure, [2]string{"a,b", "a failed"}},
+	{"breaker", [2]string{}, [2]string{
+		`"retry": {"per_engine": 1}, "breaker": {"window": 20, "min_calls": 20, "cooldown": "1m"}`,
+		`"retry": {"per_engine": 1}, "breaker": {"window": 20, "min_calls": 4, "cooldown": "1m"}`},
+		breakerOfAAfterFailures, [2]string{"closed", "open"}},
+}
+
+// servedInEU is the engine that serves a request allowed only in eu, or the error's Kind.
+func servedInEU(_ *testing.T, c *translate.Client, _ *clock) string {
+	inEU := req("hello")
+	inEU.Regions = []string{"eu"}
+	res, err := c.Translate(context.Background(), inEU)
+	if err != nil {
+		return translate.KindOf(err).String()
+	}
+	return res.Engine
+}
+
+// servedHello is the engine that serves "hello".
+func servedHello(t *testing.T, c *translate.Client, _ *clock) string {
+	return servedBy(t, c, req("hello"))
+}
+
+// costOnA is the cost of "hello" pinned to a.
+func costOnA(t *testing.T, c *translate.Client, _ *clock) string {
+	r := req("hello")
+	r.Engine = "a"
+	res, err := c.Translate(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprint(res.Cost)
+}
+
+// quotaLeftOnA is a's quota left.
+func quotaLeftOnA(_ *testing.T, c *translate.Client, _ *clock) string {
+	return fmt.Sprint(rcStatus(c)["a"].QuotaLeft)
+}
+
+// servedInABurst lists the engines that serve 3 requests sent at once, a's bucket full.
+func servedInABurst(t *testing.T, c *translate.Client, clk *clock) string {
+	clk.Advance(time.Minute) // a full bucket
+	var out []string
+	for i := range 3 {
+		out = append(out, servedBy(t, c, req(fmt.Sprintf("burst %d", i))))
+	}
+	return strings.Join(out, ",")
+}
+
+// scoreOfA is a's routing score, rounded.
+func scoreOfA(_ *testing.T, c *translate.Client, _ *clock) string {
+	return fmt.Sprintf("%.0f", rcStatus(c)["a"].Score)
+}
+
+// attemptsOfAFailure lists the engines tried for a text a fails, with " failed" when no
+// engine served it.
+func attemptsOfAFailure(_ *testing.T, c *translate.Client, _ *clock) string {
+	res, err := c.Translate(context.Background(), req("FAIL now"))
+	var e *translate.Error
+	switch {
+	case err == nil:
+		return strings.Join(engineNames(res.Attempts), ",")
+	case errors.As(err, &e):
+		return strings.Join(engineNames(e.Attempts), ",") + " failed"
+	}
+	return err.Error()
+}
+
+// breakerOfAAfterFailures is a's breaker state after 6 failed requests pinned to it.
+func breakerOfAAfterFailures(_ *testing.T, c *translate.Client, _ *clock) string {
+	for i := range 6 {
+		r := req(fmt.Sprintf("FAIL %d", i))
+		r.Engine = "a"
+		c.Translate(context.Background(), r)
+	}
+	return rcStatus(c)["a"].Breaker.String()
+}
+
+// servedBy is the engine that serves r; an error ends the test.
+func servedBy(t *testing.T, c *translate.Client, r translate.Request) string {
+	t.Helper()
+	res, err := c.Translate(context.Background(), r)
+	if err != nil {
+		t.Fatalf("%+v: %v", r, err)
+	}
+	return res.Engine
 }
 
 // TestReconfigureKeepsHealth: an engine that stays keeps its health (the calls it failed
