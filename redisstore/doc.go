@@ -33,9 +33,15 @@
 // shares: they may have spent them and not pushed yet. The budget and quotas hold across
 // an outage as long as every replica that served from its share reaches Redis within that
 // time; a replica that dies while serving from its share takes its spend with it, and one
-// that stops gracefully should call Store.Flush first. A Client that never reached
-// Redis knows no figure and refuses admissions against a limited budget or quota with an
-// error. While Redis is away, request ids are de-duplicated per Client only.
+// that stops gracefully should call Store.Flush first. A Client whose figures for a limited
+// budget or quota are older than a minute (it never reached Redis, or was idle before the
+// outage; Client.Budget keeps the budget's figure fresh) refuses admissions against it with
+// an error. While Redis is away, request ids are de-duplicated per Client only.
+//
+// The shares assume Redis is away for every replica at once. A replica cut off alone (its
+// own network, or a process stalled past WithTimeout) while the others still reach Redis may
+// spend its share after they spent the rest: the limit can then be overrun by up to that
+// share.
 //
 // # Keys
 //

@@ -13,9 +13,15 @@ import (
 	"github.com/fanyi-go/translate"
 )
 
-// errNoFigures: Redis never answered this Client for that budget or quota, so it knows no
-// share it could serve from.
-var errNoFigures = errors.New("redisstore: redis unreachable and no shared figures known yet")
+// errNoFigures: Redis has not answered this Client for that budget or quota within
+// maxFigureAge, so it knows no share it could serve from.
+var errNoFigures = errors.New("redisstore: redis unreachable and no recent shared figures known")
+
+// maxFigureAge is how old the figures a local share is cut from may be: a Client that has
+// not heard from Redis for longer (it was idle before the outage) refuses limited budgets
+// and quotas rather than serve 1/n of what remained long ago, which the other replicas may
+// have spent since.
+const maxFigureAge = time.Minute
 
 // maxRequestIDs bounds the request ids a Client remembers while Redis is unreachable;
 // maxAnswers bounds the answers it keeps to push.
@@ -63,6 +69,7 @@ type local struct {
 type knownFigure struct {
 	key            string
 	spent, reserve float64
+	at             time.Time // when Redis answered with it
 }
 
 type share struct {
@@ -210,25 +217,37 @@ func (l *local) limits(ad *admission, now time.Time) (daily float64, quota int64
 }
 
 // learn keeps the shared figures of an answer from Redis: the local share is cut from them.
-func (l *local) learn(ad *admission, rep admitReply) {
+func (l *local) learn(ad *admission, rep admitReply, now time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.contact = true
-	l.budgetKnown = knownFigure{ad.lease.Budget, rep.spent, rep.reserved}
+	l.budgetKnown = knownFigure{ad.lease.Budget, rep.spent, rep.reserved, now}
 	if ad.lease.Quota != "" {
-		l.quotaKnown[ad.Engine] = knownFigure{ad.lease.Quota, float64(rep.qSpent), float64(rep.qReserved)}
+		l.quotaKnown[ad.Engine] = knownFigure{ad.lease.Quota, float64(rep.qSpent), float64(rep.qReserved), now}
+	}
+}
+
+// learnBudget keeps a budget figure read by Budget, when it is the figure of the day this
+// Client last admitted against.
+func (l *local) learnBudget(key string, spent, reserved float64, now time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.budgetKnown.key == key {
+		l.budgetKnown = knownFigure{key, spent, reserved, now}
 	}
 }
 
 // shareOf is the local share of the limit on key: 1/n of what remained at the last answer
 // from Redis, less what is held back after an earlier outage.
-func (l *local) shareOf(cur *share, known knownFigure, seen bool, key string, limit, held float64) (*share, error) {
+func (l *local) shareOf(cur *share, known knownFigure, seen bool, key string, limit, held float64, now time.Time) (*share, error) {
 	if cur.key == key {
 		return cur, nil
 	}
 	remaining := math.Inf(1)
 	if limit > 0 {
 		switch {
+		case now.Sub(known.at) > maxFigureAge:
+			return nil, errNoFigures
 		case known.key == key:
 			remaining = limit - known.spent - known.reserve - held
 		case seen:
@@ -251,7 +270,7 @@ func (l *local) admit(ad *admission, now time.Time) (translate.Admitted, error) 
 	if ad.Daily > 0 {
 		var err error
 		held := l.held.heldFor(l.held.budget, ad.lease.Budget, now)
-		if bs, err = l.shareOf(&l.budgetShare, l.budgetKnown, l.contact, ad.lease.Budget, ad.Daily, held); err != nil {
+		if bs, err = l.shareOf(&l.budgetShare, l.budgetKnown, l.contact, ad.lease.Budget, ad.Daily, held, now); err != nil {
 			return translate.Admitted{}, err
 		}
 	}
@@ -265,7 +284,7 @@ func (l *local) admit(ad *admission, now time.Time) (translate.Admitted, error) 
 		}
 		var err error
 		held := l.held.heldFor(l.held.quota[ad.Engine], ad.lease.Quota, now)
-		if qs, err = l.shareOf(cur, known, seen, ad.lease.Quota, float64(ad.Quota), held); err != nil {
+		if qs, err = l.shareOf(cur, known, seen, ad.lease.Quota, float64(ad.Quota), held, now); err != nil {
 			return translate.Admitted{}, err
 		}
 	}

@@ -473,3 +473,30 @@ func TestFlushPushesLocalSpend(t *testing.T) {
 		t.Errorf("a second Flush: %v, want nothing sent", err)
 	}
 }
+
+// A Client idle for long before an outage knows only old figures, which the other replicas
+// may have spent since: it refuses limited budgets and quotas rather than serve a share of
+// them. Client.Budget keeps the budget's figure fresh.
+func TestOldFiguresServeNoShare(t *testing.T) {
+	p := newPausable(t, WithReplicas(2))
+	a := adm("deepl", 0, 10)
+	a.Quota = 100
+	p.admit(a) // figures known at t0
+	p.clk.add(2 * time.Minute)
+	p.budget(t0) // Budget refreshes the budget's figure, not the quota's
+	p.clk.add(30 * time.Second)
+	p.pause()
+	defer p.resume()
+	if got, err := p.st.Admit(p.ctx, adm("deepl", 1, 10)); err != nil || got.Lease == "" {
+		t.Errorf("budget admission with a figure 30s old = %+v, %v; want a local lease", got, err)
+	}
+	q := adm("google", 0, 0)
+	q.Quota, q.Chars = 100, 10
+	if _, err := p.st.Admit(p.ctx, q); !errors.Is(err, errNoFigures) {
+		t.Errorf("quota admission for an engine never admitted: %v, want errNoFigures", err)
+	}
+	a.Chars = 10
+	if _, err := p.st.Admit(p.ctx, a); !errors.Is(err, errNoFigures) {
+		t.Errorf("quota admission with a figure 2.5 minutes old: %v, want errNoFigures", err)
+	}
+}

@@ -243,7 +243,7 @@ func (s *Store) admitShared(ctx context.Context, ad *admission) (translate.Admit
 	if rep.code == codeLate {
 		return translate.Admitted{}, errors.New("redisstore: redis answered after the deadline")
 	}
-	s.loc.learn(ad, rep)
+	s.loc.learn(ad, rep, s.o.now())
 	s.recovered()
 	got := rep.admitted(ad)
 	if got.Refused == translate.KindQuotaExhausted && !quotaHeld.IsZero() &&
@@ -461,6 +461,7 @@ func (s *Store) Budget(ctx context.Context, now time.Time, daily float64) (trans
 		if err == nil {
 			s.recovered()
 			st.Spent, st.Reserved = num(v[0]), num(v[1])
+			s.loc.learnBudget(key, st.Spent, st.Reserved, s.o.now())
 			return st, nil
 		}
 		if cerr := context.Cause(ctx); cerr != nil && !errors.Is(cerr, context.DeadlineExceeded) {
