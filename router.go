@@ -288,20 +288,21 @@ const (
 	reasonBudget
 	reasonLegal
 	reasonChat
+	reasonQuotaOut // out until its quota period ends: the vendor's or the Store's refusal
 )
 
 var reasonText = [...]string{"", "set aside (unauthorized)", "in maintenance (failed probes)",
-	"out (quota exhausted or Retry-After)", "breaker open", "health below MinHealth",
+	"out (Retry-After or vendor rate limits)", "breaker open", "health below MinHealth",
 	"quota left smaller than the text", "pair not supported", "region not allowed",
 	"premium engine, normal priority", "daily budget", "legal scene needs quality >= LegalMinQuality",
-	"chat scene needs recent latency <= ChatMaxLatency"}
+	"chat scene needs recent latency <= ChatMaxLatency", "out (quota exhausted)"}
 
 // reasonKind is the Kind of a pinned engine's skip for a reason.
 func reasonKind(why reason) Kind {
 	switch why {
 	case reasonSetAside:
 		return KindUnauthorized
-	case reasonQuota:
+	case reasonQuota, reasonQuotaOut:
 		return KindQuotaExhausted
 	case reasonPair, reasonRegion:
 		return KindUnsupported
@@ -371,6 +372,9 @@ func outOfService(e *engine, now int64) reason {
 	case f != 0:
 		return reasonMaintenance
 	case now < e.offUntil.Load():
+		if now < e.outUntil.Load() {
+			return reasonQuotaOut
+		}
 		return reasonOff
 	}
 	return reasonNone

@@ -3,6 +3,7 @@ package translate_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -223,6 +224,45 @@ func TestStoreRefusalsAndPendingSkip(t *testing.T) {
 			held := c.Engines()[0].QuotaLeft == 0
 			if want := tc.name == "quota hold"; held != want {
 				t.Errorf("engine held out locally: %v, want %v", held, want)
+			}
+		})
+	}
+}
+
+// TestStoreRefusalKeepsItsKind: an engine the Store kept out (its shared quota spent, or
+// another replica's key refused) says why to a request pinned to it: KindQuotaExhausted
+// until the quota period ends, not unavailable; an unauthorized hold keeps it out a while
+// without setting it aside here.
+func TestStoreRefusalKeepsItsKind(t *testing.T) {
+	clk := newClock()
+	for _, tc := range []struct {
+		refused translate.Kind
+		want    translate.Kind
+	}{
+		{translate.KindQuotaExhausted, translate.KindQuotaExhausted},
+		{translate.KindUnauthorized, translate.KindUnavailable},
+	} {
+		t.Run(tc.refused.String(), func(t *testing.T) {
+			st := &scriptStore{answer: func(a translate.Admission) (translate.Admitted, error) {
+				return translate.Admitted{Refused: tc.refused, Until: clk.Now().Add(time.Hour)}, nil
+			}}
+			a := fake.New("a")
+			c := newClient(t, sharp, translate.WithEngine(a, paidProfile(100)), translate.WithStore(st), translate.WithClock(clk))
+			pinned := req("hello")
+			pinned.Engine = "a"
+			refusal := "a=" + tc.refused.String() // the Store's refusal, in the walk's account
+			if _, err := c.Translate(context.Background(), pinned); err == nil || !strings.Contains(err.Error(), refusal) {
+				t.Errorf("refused by the Store: %v, want it to name %s", err, refusal)
+			}
+			if _, err := c.Translate(context.Background(), pinned); translate.KindOf(err) != tc.want { // kept out
+				t.Errorf("kept out: %v (kind %v), want kind %v", err, translate.KindOf(err), tc.want)
+			}
+			if n := len(st.admits); n != 1 {
+				t.Errorf("%d admissions, want 1: the engine is kept out after the refusal", n)
+			}
+			clk.Advance(time.Hour)
+			if _, err := c.Translate(context.Background(), pinned); err == nil || !strings.Contains(err.Error(), refusal) || len(st.admits) != 2 {
+				t.Errorf("after Until: %v with %d admissions, want the Store asked again", err, len(st.admits))
 			}
 		})
 	}

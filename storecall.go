@@ -75,8 +75,12 @@ func (c *Client) priorAnswer(e *engine, l *lease, p *StoredAnswer) error {
 // refused turns a Store's refusal into the skip's error and keeps e out locally while a
 // vendor hold lasts.
 func (c *Client) refused(e *engine, got Admitted) error {
-	if !got.Until.IsZero() && (got.Refused == KindQuotaExhausted || got.Refused == KindUnauthorized) {
+	switch {
+	case got.Until.IsZero():
+	case got.Refused == KindQuotaExhausted:
 		e.outFor(&e.outUntil, got.Until.UnixNano())
+	case got.Refused == KindUnauthorized: // another replica's key was refused: out for a while, not set aside
+		e.outFor(&e.coolUntil, got.Until.UnixNano())
 	}
 	msg := "skipped: shared daily budget exhausted"
 	switch got.Refused {
