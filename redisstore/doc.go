@@ -36,7 +36,16 @@
 // that stops gracefully should call Store.Flush first. A Client whose figures for a limited
 // budget or quota are older than a minute (it never reached Redis, or was idle before the
 // outage; Client.Budget keeps the budget's figure fresh) refuses admissions against it with
-// an error. While Redis is away, request ids are de-duplicated per Client only.
+// an error.
+//
+// While Redis is away, request ids are de-duplicated per Client only: by default a request
+// id retried on another replica during an outage may reach an engine once through each
+// (availability first). With WithStrictRequestIDs a Client instead refuses, with
+// translate.KindUnavailable, an admission whose request id it did not itself admit within
+// translate.RequestWindow, since another replica may have sent it; admissions without a
+// request id, and ids it admitted itself, are served from its share as by default. No
+// request id then reaches an engine twice, at the cost of failing, during an outage, every
+// request that carries an id new to the replica.
 //
 // The shares assume Redis is away for every replica at once. A replica cut off alone (its
 // own network, or a process stalled past WithTimeout) while the others still reach Redis may

@@ -53,6 +53,9 @@ type local struct {
 	rids     map[string]map[string]string // request key -> engine -> stored answer
 	ridOrder []ridSeen
 
+	strict bool   // WithStrictRequestIDs
+	own    ownIDs // with strict: the request ids this Client admitted, by Redis or alone
+
 	leases map[string]*localLease // token -> lease granted from the local share, not adopted yet
 
 	held holdback // after an outage: the other replicas' shares, perhaps spent and not pushed yet
@@ -125,9 +128,11 @@ type localLease struct {
 
 type op map[string]any
 
-func (l *local) init(keysOf keys, replicas int) {
+func (l *local) init(keysOf keys, replicas int, strict bool) {
 	l.k = keysOf
 	l.replicas = float64(replicas)
+	l.strict = strict
+	l.own.at = map[string]time.Time{}
 	l.quotaKnown = map[string]knownFigure{}
 	l.quotaShare = map[string]*share{}
 	l.holds = map[string]heldEngine{}
@@ -217,10 +222,14 @@ func (l *local) limits(ad *admission, now time.Time) (daily float64, quota int64
 }
 
 // learn keeps the shared figures of an answer from Redis: the local share is cut from them.
+// With strict request ids it also remembers a request id Redis granted to this Client.
 func (l *local) learn(ad *admission, rep admitReply, now time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.contact = true
+	if l.strict && rep.code == codeGranted && ad.lease.Request != "" {
+		l.own.add(ad.lease.Request, ad.Now)
+	}
 	l.budgetKnown = knownFigure{ad.lease.Budget, rep.spent, rep.reserved, now}
 	if ad.lease.Quota != "" {
 		l.quotaKnown[ad.Engine] = knownFigure{ad.lease.Quota, float64(rep.qSpent), float64(rep.qReserved), now}
@@ -306,6 +315,12 @@ func (l *local) admit(ad *admission, now time.Time) (translate.Admitted, error) 
 			return got, nil
 		}
 	}
+	if l.strict && rkey != "" && !l.own.has(rkey, ad.Now) {
+		// Another replica may have sent it: only Redis could tell. No Until: the engine
+		// stays in for other requests.
+		got.Refused = translate.KindUnavailable
+		return got, nil
+	}
 	if h, ok := l.holds[ad.Engine]; ok && h.until.After(ad.Now) {
 		got.Refused, got.Until = h.kind, h.until
 		return got, nil
@@ -328,6 +343,9 @@ func (l *local) admit(ad *admission, now time.Time) (translate.Admitted, error) 
 	}
 	if rkey != "" {
 		l.remember(rkey, ad.Engine, "", ad.Now)
+		if l.strict {
+			l.own.add(rkey, ad.Now)
+		}
 	}
 	l.leases[ad.token] = &localLease{ad: ad}
 	got.Lease = ad.token
@@ -368,6 +386,46 @@ func (l *local) pruneRequests(now time.Time) {
 		n++
 	}
 	l.ridOrder = l.ridOrder[n:]
+}
+
+// ownIDs are the request ids a Client admitted within RequestWindow, each with the time of
+// its last admission; at most maxRequestIDs, the oldest forgotten first (a forgotten id is
+// refused while Redis is unreachable: the safe side).
+type ownIDs struct {
+	at    map[string]time.Time
+	order []ridSeen // in admission order; an entry whose time at no longer holds is stale
+}
+
+func (o *ownIDs) add(key string, now time.Time) {
+	o.prune(now)
+	if len(o.order) >= maxRequestIDs {
+		o.drop(o.order[0])
+		o.order = o.order[1:]
+	}
+	o.at[key] = now
+	o.order = append(o.order, ridSeen{key, now})
+}
+
+// has reports whether key was admitted within RequestWindow before now.
+func (o *ownIDs) has(key string, now time.Time) bool {
+	t, ok := o.at[key]
+	return ok && now.Sub(t) <= translate.RequestWindow
+}
+
+func (o *ownIDs) prune(now time.Time) {
+	n := 0
+	for n < len(o.order) && now.Sub(o.order[n].at) > translate.RequestWindow {
+		o.drop(o.order[n])
+		n++
+	}
+	o.order = o.order[n:]
+}
+
+// drop forgets e's id unless it was admitted again since.
+func (o *ownIDs) drop(e ridSeen) {
+	if o.at[e.key].Equal(e.at) {
+		delete(o.at, e.key)
+	}
 }
 
 // settleLocal settles a lease granted from the local share: false when tok is not one (or

@@ -500,3 +500,63 @@ func TestOldFiguresServeNoShare(t *testing.T) {
 		t.Errorf("quota admission with a figure 2.5 minutes old: %v, want errNoFigures", err)
 	}
 }
+
+// With WithStrictRequestIDs, a Client cut off from Redis refuses a request id it did not
+// admit itself within RequestWindow (another replica may have sent it) and serves the rest
+// from its share: no request id, or an id it admitted, through Redis or alone.
+func TestStrictRequestIDsWhileUnreachable(t *testing.T) {
+	p := newPausable(t, WithStrictRequestIDs())
+	withID := func(engine, id string, at time.Time) translate.Admission {
+		a := adm(engine, 1, 100)
+		a.RequestID, a.Now = id, at
+		return a
+	}
+	old := p.admit(withID("deepl", "old", t0.Add(-translate.RequestWindow-time.Second)))
+	mine := p.admit(withID("deepl", "mine", t0))
+	if old.Lease == "" || mine.Lease == "" {
+		t.Fatalf("admissions through Redis: %+v, %+v; want leases", old, mine)
+	}
+	p.pause()
+	type outcome struct {
+		Lease   bool
+		Prior   bool
+		Refused translate.Kind
+		Until   time.Time
+	}
+	of := func(got translate.Admitted) outcome {
+		return outcome{got.Lease != "", got.Prior != nil, got.Refused, got.Until}
+	}
+	got := map[string]outcome{
+		"new id":                        of(p.admit(withID("deepl", "new", t0))),
+		"no id":                         of(p.admit(withID("deepl", "", t0))),
+		"id admitted through redis":     of(p.admit(withID("google", "mine", t0))),
+		"id admitted alone, again":      of(p.admit(withID("google", "mine", t0))),
+		"id admitted before the window": of(p.admit(withID("google", "old", t0))),
+	}
+	refused := outcome{Refused: translate.KindUnavailable}
+	want := map[string]outcome{
+		"new id":                        refused,
+		"no id":                         {Lease: true},
+		"id admitted through redis":     {Lease: true},
+		"id admitted alone, again":      {Prior: true},
+		"id admitted before the window": refused,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("admissions while unreachable (-want +got):\n%s", diff)
+	}
+	// An admission alone renews the id's window: the Client sent it again.
+	if got := p.admit(withID("microsoft", "mine", t0.Add(8*time.Second))); got.Lease == "" {
+		t.Errorf("mine on microsoft 8s later = %+v, want a lease", got)
+	}
+	if got := p.admit(withID("systran", "mine", t0.Add(translate.RequestWindow+5*time.Second))); got.Lease == "" {
+		t.Errorf("mine on systran within the window of its last admission = %+v, want a lease", got)
+	}
+	if n := p.counter("translate.store.request_id_refused"); n != 2 {
+		t.Errorf("translate.store.request_id_refused = %d, want 2", n)
+	}
+	p.resume()
+	p.probeNow()
+	if got := p.admit(withID("deepl", "new", t0)); got.Lease == "" {
+		t.Errorf("new id once Redis answers = %+v, want a lease", got)
+	}
+}

@@ -12,13 +12,14 @@ import (
 type Option func(*options)
 
 type options struct {
-	prefix   string
-	replicas int
-	cacheTTL time.Duration
-	timeout  time.Duration
-	logger   *slog.Logger
-	meter    metric.MeterProvider
-	now      func() time.Time // wall clock for Hold and the server-side deadline; tests replace it
+	prefix    string
+	replicas  int
+	cacheTTL  time.Duration
+	timeout   time.Duration
+	strictIDs bool
+	logger    *slog.Logger
+	meter     metric.MeterProvider
+	now       func() time.Time // wall clock for Hold and the server-side deadline; tests replace it
 }
 
 func defaultOptions() options {
@@ -42,6 +43,22 @@ func WithCache(ttl time.Duration) Option { return func(o *options) { o.cacheTTL 
 // WithTimeout bounds every call to Redis, whatever the caller's context allows. Default
 // 100ms. A call that takes longer is answered from the local share (see WithReplicas).
 func WithTimeout(d time.Duration) Option { return func(o *options) { o.timeout = d } }
+
+// WithStrictRequestIDs puts request-id de-duplication before availability while Redis
+// cannot be reached. Default: off, availability first: a Client then de-duplicates request
+// ids on its own only, so a request id retried on another replica during an outage may
+// reach an engine once through each replica.
+//
+// With it, while Redis cannot be reached, an admission whose RequestID this Client did not
+// itself admit within translate.RequestWindow (through Redis or from its local share) is
+// refused with translate.KindUnavailable and no Until: another replica may already have
+// sent it, and only Redis could tell. The Client skips the engine without a call and keeps
+// it in for other requests. Admissions without a RequestID, and ids this Client admitted
+// itself (a failover to another engine, say), are served from the local share as without
+// the option. The cost: during an outage every request that carries a request id new to
+// the replica fails; the counter translate.store.request_id_refused counts them. The
+// option keeps up to 100,000 recent request ids per Client in memory.
+func WithStrictRequestIDs() Option { return func(o *options) { o.strictIDs = true } }
 
 // WithLogger receives a warning when Redis becomes unreachable and a notice when it answers
 // again. Default: slog.Default().

@@ -37,8 +37,9 @@ type Store struct {
 
 	loc local
 
-	fallbacks   metric.Int64Counter
-	unreachable metric.Int64Counter
+	fallbacks     metric.Int64Counter
+	unreachable   metric.Int64Counter
+	strictRefused metric.Int64Counter
 }
 
 var _ translate.Store = (*Store)(nil)
@@ -67,7 +68,7 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Store, error) {
 		o.meter = otel.GetMeterProvider()
 	}
 	s := &Store{rdb: rdb, k: keys{o.prefix}, o: o, sc: newScripts(), log: o.logger}
-	s.loc.init(s.k, o.replicas)
+	s.loc.init(s.k, o.replicas, o.strictIDs)
 	m := o.meter.Meter("github.com/fanyi-go/translate/redisstore")
 	var err error
 	if s.fallbacks, err = m.Int64Counter("translate.store.fallback",
@@ -76,6 +77,10 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Store, error) {
 	}
 	if s.unreachable, err = m.Int64Counter("translate.store.unreachable",
 		metric.WithDescription("Calls to Redis that failed or timed out")); err != nil {
+		return nil, fmt.Errorf("redisstore: metric: %w", err)
+	}
+	if s.strictRefused, err = m.Int64Counter("translate.store.request_id_refused",
+		metric.WithDescription("Admissions refused while Redis was unreachable because their request id may have reached an engine through another replica (WithStrictRequestIDs)")); err != nil {
 		return nil, fmt.Errorf("redisstore: metric: %w", err)
 	}
 	return s, nil
@@ -195,6 +200,9 @@ func (s *Store) admitLocal(ad *admission) (translate.Admitted, error) {
 	got, err := s.loc.admit(ad, s.o.now())
 	if err == nil {
 		s.fallbacks.Add(context.Background(), 1)
+	}
+	if got.Refused == translate.KindUnavailable { // only WithStrictRequestIDs refuses so
+		s.strictRefused.Add(context.Background(), 1)
 	}
 	return got, err
 }
