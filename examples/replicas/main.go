@@ -113,6 +113,8 @@ example from REDIS_URL:
 	opt, err := redis.ParseURL(os.Getenv("REDIS_URL")) // redis://user:pass@host:6379/0, rediss:// for TLS
 	opt.ContextTimeoutEnabled = true                   // redisstore bounds every call by its own timeout
 	st, err := redisstore.New(redis.NewClient(opt), redisstore.WithPrefix("mysvc:"), redisstore.WithReplicas(4))
+	// add redisstore.WithStrictRequestIDs(), as this scenario does, to refuse while Redis is
+	// away a request id another replica may have sent, rather than risk sending it twice
 	c, err := translate.New(..., translate.WithStore(st))
 	defer st.Flush(context.Background()) // on shutdown: push what was decided while Redis was away
 `)

@@ -103,10 +103,13 @@ type Second struct {
 	Failed  int `json:"failed"`
 	// UnservedPaid and UnservedQuota are the requests pinned to the paid or the quota
 	// engine that got no translation: demand above what the budget or the quota allowed.
-	UnservedPaid  int     `json:"up"`
-	UnservedQuota int     `json:"uq"`
-	Spent         float64 `json:"spent"` // Client.Budget().Spent as this replica sees it
-	Degraded      bool    `json:"degraded"`
+	UnservedPaid  int `json:"up"`
+	UnservedQuota int `json:"uq"`
+	// RefusedIDs are admissions refused while Redis was away because their request id may
+	// have reached an engine through another replica (redisstore.WithStrictRequestIDs).
+	RefusedIDs int     `json:"rid"`
+	Spent      float64 `json:"spent"` // Client.Budget().Spent as this replica sees it
+	Degraded   bool    `json:"degraded"`
 }
 
 // recorder is an engine that appends every request it receives to a file, one unbuffered
@@ -198,7 +201,7 @@ func runReplica() error {
 	defer rdb.Close()
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	st, err := redisstore.New(rdb, redisstore.WithPrefix(cfg.Prefix), redisstore.WithReplicas(cfg.Replicas),
-		redisstore.WithTimeout(cfg.StoreTimeout), redisstore.WithLogger(log))
+		redisstore.WithTimeout(cfg.StoreTimeout), redisstore.WithLogger(log), redisstore.WithStrictRequestIDs())
 	if err != nil {
 		return err
 	}
@@ -226,7 +229,7 @@ func runReplica() error {
 		return err
 	}
 	defer c.Close()
-	if err := load(c, st, cfg, i); err != nil {
+	if err := load(c, tagged, cfg, i); err != nil {
 		return err
 	}
 	return flush(st)
@@ -247,17 +250,21 @@ func flush(st *redisstore.Store) error {
 
 // taggedStore notes which admissions the store may have decided from its local share: it
 // was degraded when Admit began or when it returned. The recorder marks those calls, so a
-// request id sent twice is told apart exactly: de-duplicated across replicas while Redis
-// answers, per replica only while it does not.
+// request id sent twice is told apart by how it was admitted. It also counts the admissions
+// the store refused for a request id another replica may have sent.
 type taggedStore struct {
 	*redisstore.Store
-	mu    sync.Mutex
-	local map[string]bool // engine/request id -> admitted while degraded
+	refusedIDs atomic.Int64 // admissions refused for a request id another replica may have sent
+	mu         sync.Mutex
+	local      map[string]bool // engine/request id -> admitted while degraded
 }
 
 func (s *taggedStore) Admit(ctx context.Context, a translate.Admission) (translate.Admitted, error) {
 	before := s.Degraded()
 	got, err := s.Store.Admit(ctx, a)
+	if got.Refused == translate.KindUnavailable { // only WithStrictRequestIDs refuses so
+		s.refusedIDs.Add(1)
+	}
 	if got.Lease != "" && a.RequestID != "" && (before || s.Degraded()) {
 		s.mu.Lock()
 		s.local[a.Engine+"/"+a.RequestID] = true
@@ -280,7 +287,7 @@ func (s *taggedStore) wasLocal(engine, id string) bool {
 type tally struct{ ok, refused, failed, unservedPaid, unservedQuota atomic.Int64 }
 
 // load sends requests open loop: on a fixed schedule, whatever became of earlier ones.
-func load(c *translate.Client, st *redisstore.Store, cfg Config, i int) error {
+func load(c *translate.Client, st *taggedStore, cfg Config, i int) error {
 	enc := json.NewEncoder(os.Stdout)
 	var t tally
 	var wg sync.WaitGroup
@@ -334,7 +341,8 @@ func load(c *translate.Client, st *redisstore.Store, cfg Config, i int) error {
 			b := c.Budget()
 			err := enc.Encode(Second{Replica: i, Second: s, OK: int(t.ok.Swap(0)), Refused: int(t.refused.Swap(0)),
 				Failed: int(t.failed.Swap(0)), UnservedPaid: int(t.unservedPaid.Swap(0)),
-				UnservedQuota: int(t.unservedQuota.Swap(0)), Spent: b.Spent, Degraded: st.Degraded()})
+				UnservedQuota: int(t.unservedQuota.Swap(0)), RefusedIDs: int(st.refusedIDs.Swap(0)),
+				Spent: b.Spent, Degraded: st.Degraded()})
 			if err != nil {
 				return err
 			}
