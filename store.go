@@ -72,7 +72,7 @@ type Admitted struct {
 	Lease   string
 	Cached  *StoredAnswer
 	Prior   *StoredAnswer // Prior.Text == "" and Prior.Kind == KindUnknown: the first call has not answered yet
-	Refused Kind          // KindBudgetExceeded, KindQuotaExhausted or KindUnauthorized; KindUnknown when not refused
+	Refused Kind          // KindBudgetExceeded, KindQuotaExhausted, KindUnauthorized, or KindUnavailable (the Store cannot tell whether the request id reached the engine); KindUnknown when not refused
 	Until   time.Time     // for a refusal by a hold: when the hold ends
 	// Spent is the day's budget spent and reserved after this admission (for economy mode);
 	// QuotaLeft the engine's quota left (-1 when unlimited).

@@ -195,6 +195,7 @@ func TestStoreRefusalsAndPendingSkip(t *testing.T) {
 		{"quota hold", translate.Admitted{Refused: translate.KindQuotaExhausted, Until: clk.Now().Add(time.Hour)}, translate.KindQuotaExhausted},
 		{"pending", translate.Admitted{Prior: &translate.StoredAnswer{}}, translate.KindUnavailable},
 		{"prior failed", translate.Admitted{Prior: &translate.StoredAnswer{Kind: translate.KindTimeout}}, translate.KindTimeout},
+		{"request id unverifiable", translate.Admitted{Refused: translate.KindUnavailable}, translate.KindUnavailable},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st := &scriptStore{answer: func(a translate.Admission) (translate.Admitted, error) {
@@ -217,6 +218,9 @@ func TestStoreRefusalsAndPendingSkip(t *testing.T) {
 			}
 			if k := translate.KindOf(res.Attempts[0].Err); k != tc.kind {
 				t.Errorf("skip kind %v, want %v", k, tc.kind)
+			}
+			if msg := res.Attempts[0].Err.Error(); tc.name == "request id unverifiable" && !strings.Contains(msg, "request id may have reached") {
+				t.Errorf("skip says %q, want why: the request id may have reached the engine", msg)
 			}
 			if a.Calls() != 0 {
 				t.Errorf("a called %d times", a.Calls())

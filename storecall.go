@@ -88,6 +88,8 @@ func (c *Client) refused(e *engine, got Admitted) error {
 		msg = "skipped: shared quota exhausted"
 	case KindUnauthorized:
 		msg = "skipped: held out: unauthorized"
+	case KindUnavailable:
+		msg = "skipped: shared state unreachable and the request id may have reached this engine through another replica"
 	}
 	return &Error{Kind: got.Refused, Engine: e.name, Message: msg}
 }
