@@ -397,16 +397,7 @@ func TestStreamFailsOverMidStream(t *testing.T) {
 	}}
 	backup := fake.New("backup")
 	c := newClient(t, sharp, translate.WithEngine(llm, primary), translate.WithEngine(backup, secondary))
-	var got []translate.Chunk
-	for ch, err := range c.TranslateStream(context.Background(), req("Hello world.")) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, ch)
-		if ch.Partial {
-			next <- struct{}{}
-		}
-	}
+	got := streamAcking(t, c, "Hello world.", next)
 	want := []translate.Chunk{
 		{Segment: 0, Text: "Hola", Partial: true, Engine: "llm"},
 		{Segment: 0, Text: "Hola mun", Partial: true, Engine: "llm"},
@@ -446,16 +437,7 @@ func TestStreamFailoverPartialReplaced(t *testing.T) {
 	llm := &streamer{name: "llm", play: acked(ack, cut, "Hola", " mun")}
 	llm2 := &streamer{name: "llm2", play: acked(ack, nil, "Hola,", " mundo.")}
 	c := newClient(t, sharp, translate.WithEngine(llm, primary), translate.WithEngine(llm2, secondary))
-	var got []translate.Chunk
-	for ch, err := range c.TranslateStream(context.Background(), req("Hello world.")) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, ch)
-		if ch.Partial {
-			ack <- struct{}{}
-		}
-	}
+	got := streamAcking(t, c, "Hello world.", ack)
 	want := []translate.Chunk{
 		{Segment: 0, Text: "Hola", Partial: true, Engine: "llm"},
 		{Segment: 0, Text: "Hola mun", Partial: true, Engine: "llm"},
@@ -794,4 +776,21 @@ func TestStreamNilStream(t *testing.T) {
 		!strings.Contains(te.Attempts[0].Err.Error(), "nil stream") {
 		t.Errorf("err = %v, want an attempt of KindBadOutput naming the nil stream", err)
 	}
+}
+
+// streamAcking streams text through c and returns its chunks; after each partial chunk it
+// sends on ack, which lets the scripted engine go on.
+func streamAcking(t *testing.T, c *translate.Client, text string, ack chan<- struct{}) []translate.Chunk {
+	t.Helper()
+	var got []translate.Chunk
+	for ch, err := range c.TranslateStream(context.Background(), req(text)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, ch)
+		if ch.Partial {
+			ack <- struct{}{}
+		}
+	}
+	return got
 }
