@@ -199,8 +199,7 @@ func (c *Client) runPack(ctx context.Context, reqs []Request, items []packItem, 
 		res, ierr := w.packAnswer(k, items, err)
 		if res == nil && ierr == nil { // its text came back bad: it fails over alone
 			req := reqs[it.i]
-			res, ierr = c.doAvoiding(ctx, &req, nil, w.j.partBy[items[it.lead].part].name)
-			out[it.i].Result, out[it.i].Err = res, ierr
+			out[it.i].Result, out[it.i].Err = c.doAvoiding(ctx, &req, nil, w.j.partBy[items[it.lead].part].name)
 			continue
 		}
 		out[it.i].Result, out[it.i].Err = res, ierr
@@ -221,12 +220,8 @@ func (w *walk) packAnswer(k int, items []packItem, err error) (*Result, error) {
 		if !w.staleServes() {
 			return nil, err
 		}
-		res := &w.c.newResult("").Result
-		res.Text, res.Source = it.stale.res.Text, it.stale.res.Source
-		res.FromCache, res.Degraded = true, true
-		res.Latency = time.Since(w.start)
+		res := w.serveStale(&w.c.newResult("").Result, it.stale)
 		res.Attempts = append(res.Attempts, w.attempts...)
-		w.c.obs.degraded(howStaleCache)
 		return res, nil
 	}
 	part := items[it.lead].part
@@ -236,14 +231,9 @@ func (w *walk) packAnswer(k int, items []packItem, err error) (*Result, error) {
 	e := w.j.partBy[part]
 	res := &w.c.newResult("").Result
 	res.Text, res.Engine = w.j.out[part], e.name
-	res.Source = w.r.Source
-	if it.r.src != nil {
-		res.Source = it.r.src.Canon
-	} else if w.j.srcTag != "" {
-		res.Source = w.j.srcTag
-	}
+	res.Source = w.sourceOf(&it.r)
 	res.Latency = w.ended.Sub(w.start)
-	res.Degraded = w.stage.degraded()
+	res.Degraded = w.degraded()
 	if it.lead == k && w.r.chars > 0 { // a text shared by several requests is paid by the first
 		res.Cost = w.j.cost * float64(it.r.chars) / float64(w.r.chars)
 	}

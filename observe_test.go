@@ -454,6 +454,28 @@ func testTelemetryFallbackEngine(t *testing.T) {
 	}
 }
 
+// TestTelemetryPackedFallback: a packed batch answered by a fallback-only engine counts
+// one degradation per request, as Translate does.
+func TestTelemetryPackedFallback(t *testing.T) {
+	tel, opts := newTelemetry(t)
+	a, fb := fake.New("a"), fake.New("fb")
+	a.Down(translate.KindUnavailable)
+	c := newClient(t, append(opts, translate.WithClock(newClock()), translate.WithRetry(translate.RetryPolicy{PerEngine: 1}),
+		translate.WithEngine(a, translate.Profile{MaxTexts: 50}), translate.WithEngine(fb, translate.Profile{FallbackOnly: true, MaxTexts: 50}))...)
+	out := c.TranslateBatch(context.Background(), []translate.Request{req("hello"), req("good morning"), req("see you")})
+	for i, br := range out {
+		if br.Err != nil || !br.Result.Degraded || br.Result.Engine != "fb" {
+			t.Fatalf("item %d = %+v, %v; want a degraded answer from fb", i, br.Result, br.Err)
+		}
+	}
+	if fb.Calls() != 1 {
+		t.Errorf("fb made %d calls, want 1 (packed)", fb.Calls())
+	}
+	if got := values(tel.metrics(t)); got["translate.degradations{how=fallback_engine}"] != 3 {
+		t.Errorf("degradations = %v, want 3 fallback_engine", got)
+	}
+}
+
 func TestTelemetryFailure(t *testing.T) {
 	tel, opts := newTelemetry(t)
 	a := fake.New("a")

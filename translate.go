@@ -322,11 +322,7 @@ func (w *walk) result(res *Result) (*Result, error) {
 		return res, nil
 	}
 	if w.stage == stageStale {
-		res.Text, res.Source, res.Engine = w.stale.res.Text, w.stale.res.Source, ""
-		res.FromCache, res.Degraded = true, true
-		res.Latency = time.Since(w.start)
-		w.c.obs.degraded(howStaleCache)
-		return res, nil
+		return w.serveStale(res, w.stale), nil
 	}
 	text, err := w.j.text()
 	if err != nil {
@@ -336,18 +332,41 @@ func (w *walk) result(res *Result) (*Result, error) {
 	if len(w.j.by) > 1 {
 		res.Engine = strings.Join(w.j.by, "+")
 	}
-	res.Degraded = w.stage.degraded()
-	if res.Degraded {
-		w.c.obs.degraded(howFallbackEngine)
-	}
-	res.Source = w.r.Source
-	if w.r.src != nil {
-		res.Source = w.r.src.Canon
-	} else if w.j.srcTag != "" {
-		res.Source = w.j.srcTag
-	}
+	res.Degraded = w.degraded()
+	res.Source = w.sourceOf(w.r)
 	res.Latency = w.ended.Sub(w.start) // the last action was the successful call
 	return res, nil
+}
+
+// serveStale fills res from the stale entry st: the answer when every engine failed.
+func (w *walk) serveStale(res *Result, st *cacheEntry) *Result {
+	res.Text, res.Source, res.Engine = st.res.Text, st.res.Source, ""
+	res.FromCache, res.Degraded = true, true
+	res.Latency = time.Since(w.start)
+	w.c.obs.degraded(howStaleCache)
+	return res
+}
+
+// degraded reports whether the walk's answer came from a degradation stage (a fallback or
+// last-resort engine), and counts it.
+func (w *walk) degraded() bool {
+	d := w.stage.degraded()
+	if d {
+		w.c.obs.degraded(howFallbackEngine)
+	}
+	return d
+}
+
+// sourceOf is the source language of r's answer: r's own when it names one, else the one
+// the engine detected.
+func (w *walk) sourceOf(r *request) string {
+	switch {
+	case r.src != nil:
+		return r.src.Canon
+	case w.j.srcTag != "":
+		return w.j.srcTag
+	}
+	return r.Source
 }
 
 // EngineStatus is a snapshot of one engine's standing.
