@@ -479,3 +479,16 @@ func skipSpace(s string, j, limit int) int {
 	}
 	return j
 }
+
+// VerbEnd returns the end of the printf verb at s[i] == '%' as Find sees it, or -1 when
+// there is none there. "%%" is not a verb: VerbEnd returns -1 for it.
+func VerbEnd(s string, i int) int {
+	if i < 0 || i >= len(s) || s[i] != '%' || i+1 < len(s) && s[i+1] == '%' {
+		return -1
+	}
+	var t token
+	if verb(s, i, &t) {
+		return t.end
+	}
+	return -1
+}

@@ -1,0 +1,131 @@
+// Package glossary holds terminology that must come out the same every time: named
+// glossaries per language pair, their matching and checking rules, and the instruction an
+// LLM engine gets for them.
+//
+// # Matching rules
+//
+// A source term is found in a text where the text holds it as a whole word: compared
+// without case (Unicode simple folding, strings.EqualFold) unless the term is
+// CaseSensitive, on a code point boundary, and not preceded nor followed by a letter or
+// digit — except in scripts that do not cut words with spaces (Han, Hiragana, Katakana,
+// Thai, Lao, Khmer, Myanmar) or attach particles to them (Hangul), where a term is found
+// inside a run of letters too. Overlapping
+// finds go to the leftmost, then the longest term. Terms are NFC-normalised when the
+// glossary is built; the text is matched as written.
+//
+// A target term is present in a translation where the translation, NFC-normalised, holds
+// its exact form as a whole word (same boundary rule), except that the case of its first
+// letter is ignored, since a term may open a sentence. A translation passes when every
+// term found in its source has its target present at least once.
+package glossary
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// Term is one glossary entry: Source is always translated as Target.
+type Term struct {
+	Source, Target string
+	// CaseSensitive makes Source match only with its own case; by default case is ignored.
+	CaseSensitive bool
+}
+
+// Limits on a glossary's size.
+const (
+	MaxTerms    = 10000 // terms per glossary
+	MaxTermSize = 256   // bytes per source or target term
+)
+
+// Glossary is a named, immutable list of terms for one language pair. It is safe for
+// concurrent use. Build it with New.
+type Glossary struct {
+	name, source, target string
+	terms                []Term
+	revision             string
+	byFirst              map[rune][]int // folded first rune -> terms, longest first
+}
+
+// New returns a glossary named name translating from source to target (BCP 47 tags) with
+// the given terms. It fails on an empty name or language, an empty term or target, a term
+// or target over MaxTermSize bytes, more than MaxTerms terms, or two terms with the same
+// source (compared as they match).
+func New(name, source, target string, terms []Term) (*Glossary, error) {
+	if name == "" || source == "" || target == "" {
+		return nil, errors.New("glossary: name, source and target language are required")
+	}
+	if len(terms) > MaxTerms {
+		return nil, fmt.Errorf("glossary: %q has %d terms, more than %d", name, len(terms), MaxTerms)
+	}
+	g := &Glossary{name: name, source: source, target: target, byFirst: make(map[rune][]int)}
+	for i, t := range terms {
+		t.Source, t.Target = norm.NFC.String(t.Source), norm.NFC.String(t.Target)
+		if t.Source == "" || t.Target == "" || len(t.Source) > MaxTermSize || len(t.Target) > MaxTermSize {
+			return nil, fmt.Errorf("glossary: %q term %d: source and target must be 1..%d bytes", name, i, MaxTermSize)
+		}
+		for _, k := range g.byFirst[firstFold(t.Source)] {
+			if o := g.terms[k]; sameSource(o, t) {
+				return nil, fmt.Errorf("glossary: %q has term %q twice", name, t.Source)
+			}
+		}
+		g.terms = append(g.terms, t)
+		f := firstFold(t.Source)
+		g.byFirst[f] = append(g.byFirst[f], len(g.terms)-1)
+	}
+	for _, list := range g.byFirst {
+		slices.SortStableFunc(list, func(a, b int) int { return len(g.terms[b].Source) - len(g.terms[a].Source) })
+	}
+	g.revision = revision(source, target, g.terms)
+	return g, nil
+}
+
+func sameSource(a, b Term) bool {
+	if a.CaseSensitive && b.CaseSensitive {
+		return a.Source == b.Source
+	}
+	return strings.EqualFold(a.Source, b.Source)
+}
+
+// firstFold returns the lower case of the first rune of s.
+func firstFold(s string) rune {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.ToLower(r)
+}
+
+// revision hashes the pair and the terms, sorted, so the same content gives the same
+// revision whatever the order or name.
+func revision(source, target string, terms []Term) string {
+	lines := make([]string, len(terms))
+	for i, t := range terms {
+		lines[i] = fmt.Sprintf("%q\t%q\t%t", t.Source, t.Target, t.CaseSensitive)
+	}
+	slices.Sort(lines)
+	h := sha256.New()
+	fmt.Fprintf(h, "%q\t%q\n%s", strings.ToLower(source), strings.ToLower(target), strings.Join(lines, "\n"))
+	return hex.EncodeToString(h.Sum(nil)[:12])
+}
+
+// Name returns the glossary's name.
+func (g *Glossary) Name() string { return g.name }
+
+// Source returns the source language.
+func (g *Glossary) Source() string { return g.source }
+
+// Target returns the target language.
+func (g *Glossary) Target() string { return g.target }
+
+// Terms returns a copy of the terms, in the order given to New.
+func (g *Glossary) Terms() []Term { return slices.Clone(g.terms) }
+
+// Revision returns the content hash of the glossary: 24 hex digits of SHA-256 over the
+// lower-cased language pair and the sorted terms. The name is not part of it; equal terms
+// give equal revisions. It belongs in cache keys and in results.
+func (g *Glossary) Revision() string { return g.revision }

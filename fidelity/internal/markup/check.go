@@ -1,0 +1,75 @@
+package markup
+
+import (
+	"encoding/xml"
+	"errors"
+	"io"
+	"strings"
+)
+
+var (
+	textEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+	attrEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&#39;")
+)
+
+// EscapeText escapes the characters character data cannot hold as they are.
+func EscapeText(s string) string { return textEscaper.Replace(s) }
+
+// EscapeAttr escapes the characters an attribute value cannot hold as they are.
+func EscapeAttr(s string) string { return attrEscaper.Replace(s) }
+
+// WellFormed reports whether doc is well-formed. XML: encoding/xml in strict mode reads
+// it to the end (a fragment may have several roots, text at the top, and only the five
+// predefined entities). HTML: every start tag but a void element's is closed by its end
+// tag, nested, with no end tag left over.
+func WellFormed(doc string, html bool) bool {
+	if !html {
+		return xmlWellFormed(doc)
+	}
+	var stack []string
+	for _, p := range Tokenize(doc, true) {
+		switch {
+		case p.Kind == Start && !voids[strings.ToLower(p.Name)]:
+			stack = append(stack, strings.ToLower(p.Name))
+		case p.Kind == End:
+			n := len(stack)
+			if n == 0 || stack[n-1] != strings.ToLower(p.Name) {
+				return false
+			}
+			stack = stack[:n-1]
+		}
+	}
+	return len(stack) == 0
+}
+
+func xmlWellFormed(doc string) bool {
+	d := xml.NewDecoder(strings.NewReader(doc))
+	d.Strict = true
+	for {
+		_, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			return true
+		}
+		if err != nil {
+			return false
+		}
+	}
+}
+
+// Tags returns the labels of doc's tags in order ("<b>", "</b>", "<br/>"; an HTML void
+// element is written "<br/>" either way), for comparing the tags of two documents.
+func Tags(doc string, html bool) []string {
+	var out []string
+	for _, p := range Tokenize(doc, html) {
+		switch p.Kind {
+		case Start:
+			if html && voids[strings.ToLower(p.Name)] {
+				p.Kind = SelfClose
+			}
+			fallthrough
+		case End, SelfClose:
+			out = append(out, label(p))
+		}
+	}
+	return out
+}

@@ -1,0 +1,93 @@
+package mask
+
+import "strings"
+
+// Span is a part of a text to mask as an Atom: s[Start:End] becomes a token that restores
+// as Orig.
+type Span struct {
+	Start, End int
+	Orig       string
+	Label      string
+	Kind       Kind
+}
+
+// Builder writes a masked text and its Table. The zero value is ready to use and masks
+// only literal ⟦ and ⟧; Spans, when set, finds more atoms (glossary terms) in plain text.
+type Builder struct {
+	Table
+	// Spans returns the non-overlapping spans of s to mask, in order; nil means none.
+	Spans func(s string) []Span
+	b     strings.Builder
+}
+
+// String returns the masked text written so far.
+func (bd *Builder) String() string { return bd.b.String() }
+
+// Text writes translatable text: its literal ⟦ and ⟧ and the Spans are masked, the rest
+// is written as it is.
+func (bd *Builder) Text(s string) {
+	for s != "" {
+		i := strings.IndexAny(s, left+right)
+		if i < 0 {
+			bd.spans(s)
+			return
+		}
+		bd.spans(s[:i])
+		r := left
+		if strings.HasPrefix(s[i:], right) {
+			r = right
+		}
+		bd.Atom(r, r, Literal)
+		s = s[i+len(r):]
+	}
+}
+
+func (bd *Builder) spans(s string) {
+	if s == "" {
+		return
+	}
+	if bd.Spans == nil {
+		bd.b.WriteString(s)
+		return
+	}
+	last := 0
+	for _, sp := range bd.Spans(s) {
+		if sp.Start < last || sp.End > len(s) || sp.End <= sp.Start {
+			continue // a bad span is ignored, not trusted
+		}
+		bd.b.WriteString(s[last:sp.Start])
+		bd.Atom(sp.Orig, sp.Label, sp.Kind)
+		last = sp.End
+	}
+	bd.b.WriteString(s[last:])
+}
+
+// Atom masks orig as a token that stands alone.
+func (bd *Builder) Atom(orig, label string, k Kind) {
+	bd.b.WriteString(bd.Add(Token{Orig: orig, Label: label, Kind: k}))
+}
+
+// Tag masks a tag whose attribute values are translated elsewhere (see Token.Parts).
+func (bd *Builder) Tag(t Token) {
+	bd.b.WriteString(bd.Add(t))
+}
+
+// Open masks orig as the opening token of a new group and returns the group.
+func (bd *Builder) Open(orig, label string, k Kind) int {
+	g := bd.NewGroup()
+	bd.b.WriteString(bd.Add(Token{Orig: orig, Label: label, Kind: k, Role: Open, Group: g}))
+	return g
+}
+
+// Mid masks orig as a separator inside group g.
+func (bd *Builder) Mid(orig, label string, k Kind, g int) {
+	bd.b.WriteString(bd.Add(Token{Orig: orig, Label: label, Kind: k, Role: Mid, Group: g}))
+}
+
+// Close masks orig as the closing token of group g.
+func (bd *Builder) Close(orig, label string, k Kind, g int) {
+	bd.b.WriteString(bd.Add(Token{Orig: orig, Label: label, Kind: k, Role: Close, Group: g}))
+}
+
+// Raw writes s as it is: markup an engine takes natively.
+func (bd *Builder) Raw(s string) { bd.b.WriteString(s) }

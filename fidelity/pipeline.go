@@ -1,0 +1,165 @@
+package fidelity
+
+import (
+	"strings"
+
+	"github.com/fanyi-go/translate/fidelity/glossary"
+	"github.com/fanyi-go/translate/fidelity/internal/markup"
+	"github.com/fanyi-go/translate/fidelity/internal/mask"
+	"github.com/fanyi-go/translate/fidelity/internal/ph"
+)
+
+// Prepared is a text made ready for one engine, and what it takes to restore and verify
+// that engine's answer. It is immutable and safe for concurrent use.
+type Prepared struct {
+	// Texts are what the engine translates, in order: the body, then the value of each
+	// translated attribute (HTML alt, title, ...) in document order.
+	Texts []string
+	// Format is how Texts are declared to the engine: the request's format when the
+	// engine takes it natively, FormatText otherwise (the markup is masked).
+	Format Format
+	// Glossary is the glossary the engine must apply natively, or nil.
+	Glossary *glossary.Glossary
+	// Instruction is the glossary as text for an engine that follows instructions, or "".
+	Instruction string
+
+	src    string
+	native bool // markup passed through
+	tables []*mask.Table
+	p      *Pipeline
+}
+
+// escapers returns how a glossary target inserted in the body or an attribute value is
+// escaped: as markup text in a markup format, as is in plain text.
+func (p *Pipeline) escapers() (body, attr func(string) string) {
+	if p.format == FormatText {
+		return nil, nil
+	}
+	return markup.EscapeText, markup.EscapeAttr
+}
+
+// Prepare masks text for an engine with capabilities n. It does not fail: what it cannot
+// read as markup or placeholder is text.
+func (p *Pipeline) Prepare(text string, n Native) *Prepared {
+	pr := &Prepared{src: text, p: p}
+	pr.native = p.format != FormatText && n.Takes(p.format)
+	if pr.native {
+		pr.Format = p.format
+	}
+	mark := p.glossary != nil && !n.Glossary && !n.Instructions
+	switch {
+	case p.glossary != nil && n.Glossary:
+		pr.Glossary = p.glossary
+	case p.glossary != nil && n.Instructions:
+		pr.Instruction = p.glossary.Instruction(content(text, p.format))
+	}
+	bodyEsc, attrEsc := p.escapers()
+	newBuilder := func(esc func(string) string) *mask.Builder {
+		bd := new(mask.Builder)
+		if mark {
+			bd.Spans = glossaryStage{g: p.glossary, escape: esc}.spans
+		}
+		return bd
+	}
+	body := newBuilder(bodyEsc)
+	phs := placeholderStage{scanner: p.scanner}
+	var attrs []*mask.Builder
+	if p.format == FormatText {
+		phs.mask(text, body)
+	} else {
+		ms := markupStage{html: p.format == FormatHTML, native: pr.native, text: phs}
+		attrs = ms.mask(text, body, func() *mask.Builder { return newBuilder(attrEsc) })
+	}
+	pr.Texts = append(pr.Texts, body.String())
+	pr.tables = append(pr.tables, &body.Table)
+	for _, a := range attrs {
+		pr.Texts = append(pr.Texts, a.String())
+		pr.tables = append(pr.tables, &a.Table)
+	}
+	return pr
+}
+
+// glossaryStage enforces a glossary on an engine without one: each source term found in
+// translatable text (package glossary's rules) becomes a token that restores as the term's
+// target, escaped for where it lands. The engine never sees the term; the result always
+// holds the target.
+type glossaryStage struct {
+	g      *glossary.Glossary
+	escape func(string) string // nil: as is
+}
+
+func (s glossaryStage) spans(text string) []mask.Span {
+	found := s.g.Find(text)
+	if len(found) == 0 {
+		return nil
+	}
+	out := make([]mask.Span, len(found))
+	for i, m := range found {
+		target := m.Term.Target
+		if s.escape != nil {
+			target = s.escape(target)
+		}
+		out[i] = mask.Span{Start: m.Start, End: m.End, Orig: target, Label: m.Term.Source, Kind: mask.Term}
+	}
+	return out
+}
+
+// placeholderStage protects placeholders for every engine: each placeholder of the
+// enabled syntaxes becomes a token that restores byte for byte; an ICU plural or select
+// keeps its messages translatable and comes back with its keys in source order; the text
+// around them goes on to the glossary stage.
+type placeholderStage struct {
+	scanner ph.Scanner
+}
+
+func (s placeholderStage) mask(text string, bd *mask.Builder) { s.scanner.Mask(text, bd) }
+
+// markupStage handles HTML and XML. Masked (the engine does not take the format): every
+// tag, character reference, comment, declaration, processing instruction and CDATA
+// section becomes a token that restores byte for byte; the content of script, style and
+// code elements and of translate="no" elements is one token and never sent; text
+// attributes become texts of their own; the engine's text is escaped on the way back and
+// tags it reordered so they no longer nest go back in source order at the places it left
+// them, so the result is well-formed when the source was. Native: the markup goes as is,
+// and only placeholders and terms in its text are masked.
+type markupStage struct {
+	html, native bool
+	text         placeholderStage
+}
+
+func (s markupStage) mask(doc string, bd *mask.Builder, newAttr func() *mask.Builder) []*mask.Builder {
+	if s.native {
+		for _, p := range markup.Tokenize(doc, s.html) {
+			if p.Kind == markup.Text {
+				s.text.mask(doc[p.Start:p.End], bd)
+			} else {
+				bd.Raw(literalMarks.Replace(doc[p.Start:p.End]))
+			}
+		}
+		return nil
+	}
+	m := markup.Masker{HTML: s.html, Text: s.text.mask, NewBuilder: newAttr}
+	if s.html {
+		m.TextAttrs = markup.HTMLTextAttrs
+	}
+	return m.Mask(doc, bd)
+}
+
+// literalMarks writes the token marks inside native markup as character references, so
+// no token can hide in a tag the engine returns.
+var literalMarks = strings.NewReplacer("⟦", "&#x27E6;", "⟧", "&#x27E7;")
+
+// content returns the text of a document the glossary is matched and checked against:
+// its character data, pieces joined by a space.
+func content(doc string, f Format) string {
+	if f == FormatText {
+		return doc
+	}
+	var b []byte
+	for _, p := range markup.Tokenize(doc, f == FormatHTML) {
+		if p.Kind == markup.Text {
+			b = append(append(b, doc[p.Start:p.End]...), ' ')
+		}
+	}
+	return string(b)
+}
