@@ -26,16 +26,10 @@ type Prepared struct {
 	src    string
 	native bool // markup passed through
 	tables []*mask.Table
-	p      *Pipeline
-}
-
-// escapers returns how a glossary target inserted in the body or an attribute value is
-// escaped: as markup text in a markup format, as is in plain text.
-func (p *Pipeline) escapers() (body, attr func(string) string) {
-	if p.format == FormatText {
-		return nil, nil
-	}
-	return markup.EscapeText, markup.EscapeAttr
+	// escapes escape the engine's text between tokens of each text on the way back; nil
+	// means as is (plain text, native markup).
+	escapes []func(string) string
+	p       *Pipeline
 }
 
 // Prepare masks text for an engine with capabilities n. It does not fail: what it cannot
@@ -53,30 +47,41 @@ func (p *Pipeline) Prepare(text string, n Native) *Prepared {
 	case p.glossary != nil && n.Instructions:
 		pr.Instruction = p.glossary.Instruction(content(text, p.format))
 	}
-	bodyEsc, attrEsc := p.escapers()
-	newBuilder := func(esc func(string) string) *mask.Builder {
+	newBuilder := func(quote byte) *mask.Builder {
 		bd := new(mask.Builder)
 		if mark {
+			var esc func(string) string // a target lands in text as is, in markup escaped
+			if p.format != FormatText {
+				esc = markup.Escaper(quote)
+			}
 			bd.Spans = glossaryStage{g: p.glossary, escape: esc}.spans
 		}
 		return bd
 	}
-	body := newBuilder(bodyEsc)
+	body := newBuilder('<')
 	phs := placeholderStage{scanner: p.scanner}
-	var attrs []*mask.Builder
+	var attrs []markup.AttrText
 	if p.format == FormatText {
 		phs.mask(text, body)
 	} else {
 		ms := markupStage{html: p.format == FormatHTML, native: pr.native, text: phs}
-		attrs = ms.mask(text, body, func() *mask.Builder { return newBuilder(attrEsc) })
+		attrs = ms.mask(text, body, newBuilder)
 	}
-	pr.Texts = append(pr.Texts, body.String())
-	pr.tables = append(pr.tables, &body.Table)
+	var bodyEsc func(string) string
+	if p.format != FormatText && !pr.native {
+		bodyEsc = markup.EscapeText
+	}
+	pr.add(body, bodyEsc)
 	for _, a := range attrs {
-		pr.Texts = append(pr.Texts, a.String())
-		pr.tables = append(pr.tables, &a.Table)
+		pr.add(a.Builder, markup.Escaper(a.Quote))
 	}
 	return pr
+}
+
+func (pr *Prepared) add(bd *mask.Builder, escape func(string) string) {
+	pr.Texts = append(pr.Texts, bd.String())
+	pr.tables = append(pr.tables, &bd.Table)
+	pr.escapes = append(pr.escapes, escape)
 }
 
 // glossaryStage enforces a glossary on an engine without one: each source term found in
@@ -127,7 +132,7 @@ type markupStage struct {
 	text         placeholderStage
 }
 
-func (s markupStage) mask(doc string, bd *mask.Builder, newAttr func() *mask.Builder) []*mask.Builder {
+func (s markupStage) mask(doc string, bd *mask.Builder, newAttr func(quote byte) *mask.Builder) []markup.AttrText {
 	if s.native {
 		for _, p := range markup.Tokenize(doc, s.html) {
 			if p.Kind == markup.Text {

@@ -91,25 +91,21 @@ func (pr *Prepared) Restore(outs []string) (string, error) {
 	if len(outs) != len(pr.Texts) {
 		return "", fmt.Errorf("fidelity: %d answers for %d texts", len(outs), len(pr.Texts))
 	}
-	var textEsc, attrEsc func(string) string
-	if pr.p.format != FormatText && !pr.native {
-		textEsc, attrEsc = markup.EscapeText, markup.EscapeAttr
-	}
 	var e VerifyError
 	attrs := make([]string, len(outs)-1)
 	for i := 1; i < len(outs); i++ {
-		attrs[i-1] = pr.restoreOne(i, outs[i], nil, attrEsc, &e)
+		attrs[i-1] = pr.restoreOne(i, outs[i], nil, &e)
 	}
-	body := pr.restoreOne(0, outs[0], attrs, textEsc, &e)
+	body := pr.restoreOne(0, outs[0], attrs, &e)
 	if len(e.Lost) > 0 || len(e.Extra) > 0 || e.Unknown > 0 {
 		return "", &e
 	}
 	return body, nil
 }
 
-func (pr *Prepared) restoreOne(i int, out string, attrs []string, esc func(string) string, e *VerifyError) string {
+func (pr *Prepared) restoreOne(i int, out string, attrs []string, e *VerifyError) string {
 	tb := pr.tables[i]
-	s, probs := tb.Restore(out, attrs, esc)
+	s, probs := tb.Restore(out, attrs, pr.escapes[i])
 	for _, k := range probs.Lost {
 		e.Lost = append(e.Lost, item(tb.Toks[k]))
 	}

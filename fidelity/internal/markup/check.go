@@ -8,15 +8,41 @@ import (
 )
 
 var (
-	textEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
-	attrEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&#39;")
+	textEscaper     = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+	attrEscaper     = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&#39;")
+	unquotedEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&#39;",
+		" ", "&#32;", "\t", "&#9;", "\n", "&#10;", "\r", "&#13;", "\f", "&#12;", "=", "&#61;", "`", "&#96;")
 )
 
 // EscapeText escapes the characters character data cannot hold as they are.
 func EscapeText(s string) string { return textEscaper.Replace(s) }
 
-// EscapeAttr escapes the characters an attribute value cannot hold as they are.
+// EscapeAttr escapes the characters a quoted attribute value cannot hold as they are.
 func EscapeAttr(s string) string { return attrEscaper.Replace(s) }
+
+// Escaper returns the escaper of an attribute value quoted with quote ('"', '\” or 0
+// for none), or of character data for '<'.
+func Escaper(quote byte) func(string) string {
+	switch quote {
+	case '<':
+		return EscapeText
+	case 0:
+		return unquotedEscaper.Replace
+	}
+	return EscapeAttr
+}
+
+// specials returns the characters Escaper(quote) escapes, which the source's own copies
+// of are masked so that they come back as written.
+func specials(quote byte) string {
+	switch quote {
+	case '<':
+		return "&<>"
+	case 0:
+		return "&<>\"'=` \t\n\r\f"
+	}
+	return "&<>\"'"
+}
 
 // WellFormed reports whether doc is well-formed. XML: encoding/xml in strict mode reads
 // it to the end (a fragment may have several roots, text at the top, and only the five

@@ -18,8 +18,9 @@ type Masker struct {
 	// Text masks translatable text (placeholders, terms) into a builder; nil writes it
 	// with Builder.Text.
 	Text func(s string, bd *mask.Builder)
-	// NewBuilder returns the builder of an attribute text; nil means a zero Builder.
-	NewBuilder func() *mask.Builder
+	// NewBuilder returns the builder of an attribute text quoted with quote ('"', '\''
+	// or 0); nil means a zero Builder.
+	NewBuilder func(quote byte) *mask.Builder
 }
 
 // HTMLTextAttrs are the HTML attributes whose values are text for people.
@@ -35,9 +36,16 @@ var voids = map[string]bool{
 // opaques are the HTML elements whose content is never translated.
 var opaques = map[string]bool{"script": true, "style": true, "code": true}
 
-// Mask writes doc masked into bd and returns the builders of the attribute texts, in the
-// order of the Slots of bd's tokens.
-func (m Masker) Mask(doc string, bd *mask.Builder) []*mask.Builder {
+// AttrText is the text of an attribute value, masked, and how the value was quoted in the
+// tag ('"', '\” or 0): restore it with Escaper(Quote).
+type AttrText struct {
+	*mask.Builder
+	Quote byte
+}
+
+// Mask writes doc masked into bd and returns the attribute texts, in the order of the
+// Slots of bd's tokens.
+func (m Masker) Mask(doc string, bd *mask.Builder) []AttrText {
 	pieces := Tokenize(doc, m.HTML)
 	match := m.pair(doc, pieces)
 	w := maskWriter{m: m, doc: doc, bd: bd, groups: make(map[int]int)}
@@ -58,21 +66,32 @@ func (m Masker) Mask(doc string, bd *mask.Builder) []*mask.Builder {
 func (m Masker) pair(doc string, pieces []Piece) map[int]int {
 	match := make(map[int]int)
 	var stack []int
+	open := make(map[string]int) // names on the stack, so an end tag that closes nothing costs no scan
 	for i, p := range pieces {
 		switch {
 		case p.Kind == Start && !(m.HTML && voids[strings.ToLower(p.Name)]):
 			stack = append(stack, i)
-		case p.Kind == End:
-			for k := len(stack) - 1; k >= 0; k-- {
-				if m.sameName(pieces[stack[k]].Name, p.Name) {
-					match[stack[k]], match[i] = i, stack[k]
-					stack = stack[:k]
-					break
-				}
+			open[m.key(p.Name)]++
+		case p.Kind == End && open[m.key(p.Name)] > 0:
+			k := len(stack) - 1
+			for ; k >= 0 && !m.sameName(pieces[stack[k]].Name, p.Name); k-- {
 			}
+			match[stack[k]], match[i] = i, stack[k]
+			for _, j := range stack[k:] {
+				open[m.key(pieces[j].Name)]--
+			}
+			stack = stack[:k]
 		}
 	}
 	return match
+}
+
+// key is how pair counts a name.
+func (m Masker) key(name string) string {
+	if m.HTML {
+		return strings.ToLower(name)
+	}
+	return name
 }
 
 func (m Masker) sameName(a, b string) bool {
@@ -104,7 +123,7 @@ type maskWriter struct {
 	m      Masker
 	doc    string
 	bd     *mask.Builder
-	attrs  []*mask.Builder
+	attrs  []AttrText
 	groups map[int]int // piece index of a start tag -> its group
 }
 
@@ -113,7 +132,7 @@ func (w *maskWriter) piece(i int, p Piece, match map[int]int) {
 	raw := w.doc[p.Start:p.End]
 	switch p.Kind {
 	case Text:
-		w.text(raw, w.bd, false)
+		w.text(raw, w.bd, '<')
 		return
 	case Start, End:
 	default:
@@ -132,32 +151,26 @@ func (w *maskWriter) piece(i int, p Piece, match map[int]int) {
 	w.bd.Tag(t)
 }
 
-// tag returns the token of a tag, its text attributes cut out into attribute texts. An
-// unquoted text value comes back in double quotes, since its translation may hold spaces.
+// tag returns the token of a tag, its text attributes cut out into attribute texts.
 func (w *maskWriter) tag(p Piece) mask.Token {
 	t := mask.Token{Orig: w.doc[p.Start:p.End], Label: label(p), Kind: mask.Markup}
-	last, quote := p.Start, ""
+	last := p.Start
 	for _, a := range p.Attrs {
 		if a.Val[0] < 0 || a.Val[0] == a.Val[1] || !w.isTextAttr(a.Name) {
 			continue
 		}
-		part := quote + w.doc[last:a.Val[0]]
-		quote = ""
-		if a.Quote == 0 {
-			part, quote = part+`"`, `"`
-		}
-		t.Parts = append(t.Parts, part)
+		t.Parts = append(t.Parts, w.doc[last:a.Val[0]])
 		t.Slots = append(t.Slots, len(w.attrs))
 		last = a.Val[1]
 		bd := new(mask.Builder)
 		if w.m.NewBuilder != nil {
-			bd = w.m.NewBuilder()
+			bd = w.m.NewBuilder(a.Quote)
 		}
-		w.text(w.doc[a.Val[0]:a.Val[1]], bd, true)
-		w.attrs = append(w.attrs, bd)
+		w.text(w.doc[a.Val[0]:a.Val[1]], bd, a.Quote)
+		w.attrs = append(w.attrs, AttrText{Builder: bd, Quote: a.Quote})
 	}
 	if len(t.Slots) > 0 {
-		t.Parts = append(t.Parts, quote+w.doc[last:p.End])
+		t.Parts = append(t.Parts, w.doc[last:p.End])
 	}
 	return t
 }
@@ -171,13 +184,11 @@ func (w *maskWriter) isTextAttr(name string) bool {
 	return false
 }
 
-// text masks character data: entities and the characters the format escapes become
-// tokens (in attribute values the quotes too), the rest goes to Masker.Text.
-func (w *maskWriter) text(s string, bd *mask.Builder, inAttr bool) {
-	special := "&<>"
-	if inAttr {
-		special = "&<>\"'"
-	}
+// text masks character data: entities and the characters its escaper escapes become
+// tokens, the rest goes to Masker.Text. quote is the attribute value's quote, or '<' for
+// character data.
+func (w *maskWriter) text(s string, bd *mask.Builder, quote byte) {
+	special := specials(quote)
 	last := 0
 	for i := 0; i < len(s); {
 		j := strings.IndexAny(s[i:], special)

@@ -47,6 +47,7 @@ const maxTag = 16 << 10
 // raw text in script and style, names compared without case.
 func Tokenize(doc string, html bool) []Piece {
 	var out []Piece
+	tk := tokenizer{doc: doc, html: html}
 	text := 0 // start of the pending text
 	for i := 0; i < len(doc); {
 		j := strings.IndexByte(doc[i:], '<')
@@ -54,7 +55,7 @@ func Tokenize(doc string, html bool) []Piece {
 			break
 		}
 		i += j
-		p, ok := tagAt(doc, i, html)
+		p, ok := tk.tagAt(i)
 		if !ok {
 			i++
 			continue
@@ -101,21 +102,29 @@ func rawEnd(doc string, i int, name string) int {
 	return len(doc)
 }
 
+// tokenizer remembers which closing strings the rest of a document lacks, so that many
+// unclosed "<!--" cost one search, not one each.
+type tokenizer struct {
+	doc     string
+	html    bool
+	missing [4]bool // "-->", "]]>", ">", "?>" not found after some position
+}
+
 // tagAt reads the markup at doc[i] == '<'.
-func tagAt(doc string, i int, html bool) (Piece, bool) {
-	rest := doc[i:]
+func (tk *tokenizer) tagAt(i int) (Piece, bool) {
+	doc, rest := tk.doc, tk.doc[i:]
 	switch {
 	case strings.HasPrefix(rest, "<!--"):
-		return until(doc, i, 4, "-->", Comment)
+		return tk.until(i, 4, 0, Comment)
 	case strings.HasPrefix(rest, "<![CDATA["):
-		return until(doc, i, 9, "]]>", CData)
+		return tk.until(i, 9, 1, CData)
 	case strings.HasPrefix(rest, "<!") && len(rest) > 2 && isLetter(rest[2]):
-		return until(doc, i, 2, ">", Decl)
+		return tk.until(i, 2, 2, Decl)
 	case strings.HasPrefix(rest, "<?"):
-		if html {
-			return until(doc, i, 2, ">", PI)
+		if tk.html {
+			return tk.until(i, 2, 2, PI)
 		}
-		return until(doc, i, 2, "?>", PI)
+		return tk.until(i, 2, 3, PI)
 	case strings.HasPrefix(rest, "</"):
 		return endTag(doc, i)
 	case len(rest) > 1 && isLetter(rest[1]):
@@ -124,14 +133,20 @@ func tagAt(doc string, i int, html bool) (Piece, bool) {
 	return Piece{}, false
 }
 
-// until reads markup of kind k from doc[i] to the end of the first close after skip
-// bytes; without a close, it is not markup.
-func until(doc string, i, skip int, close string, k Kind) (Piece, bool) {
-	j := strings.Index(doc[i+skip:], close)
-	if j < 0 {
+var closers = [4]string{"-->", "]]>", ">", "?>"}
+
+// until reads markup of kind k from doc[i] to the end of the first closers[c] after skip
+// bytes; without one, it is not markup.
+func (tk *tokenizer) until(i, skip, c int, k Kind) (Piece, bool) {
+	if tk.missing[c] {
 		return Piece{}, false
 	}
-	return Piece{Kind: k, Start: i, End: i + skip + j + len(close)}, true
+	j := strings.Index(tk.doc[i+skip:], closers[c])
+	if j < 0 {
+		tk.missing[c] = true
+		return Piece{}, false
+	}
+	return Piece{Kind: k, Start: i, End: i + skip + j + len(closers[c])}, true
 }
 
 func endTag(doc string, i int) (Piece, bool) {
