@@ -1,6 +1,8 @@
 package fidelity
 
 import (
+	"html"
+	"slices"
 	"strings"
 
 	"github.com/fanyi-go/translate/fidelity/glossary"
@@ -24,7 +26,8 @@ type Prepared struct {
 	Instruction string
 
 	src    string
-	native bool // markup passed through
+	terms  []glossary.Term // the glossary terms found in the translatable text
+	native bool            // markup passed through
 	tables []*mask.Table
 	// escapes escape the engine's text between tokens of each text on the way back; nil
 	// means as is (plain text, native markup).
@@ -40,21 +43,16 @@ func (p *Pipeline) Prepare(text string, n Native) *Prepared {
 	if pr.native {
 		pr.Format = p.format
 	}
-	mark := p.glossary != nil && !n.Glossary && !n.Instructions
-	switch {
-	case p.glossary != nil && n.Glossary:
-		pr.Glossary = p.glossary
-	case p.glossary != nil && n.Instructions:
-		pr.Instruction = p.glossary.Instruction(content(text, p.format))
-	}
+	terms := &termSet{}
+	mark := !n.Glossary && !n.Instructions
 	newBuilder := func(quote byte) *mask.Builder {
 		bd := new(mask.Builder)
-		if mark {
+		if p.glossary != nil {
 			var esc func(string) string // a target lands in text as is, in markup escaped
 			if p.format != FormatText {
 				esc = markup.Escaper(quote)
 			}
-			bd.Spans = glossaryStage{g: p.glossary, escape: esc}.spans
+			bd.Spans = glossaryStage{g: p.glossary, escape: esc, mask: mark, found: terms}.spans
 		}
 		return bd
 	}
@@ -75,6 +73,13 @@ func (p *Pipeline) Prepare(text string, n Native) *Prepared {
 	for _, a := range attrs {
 		pr.add(a.Builder, markup.Escaper(a.Quote))
 	}
+	pr.terms = terms.list
+	switch {
+	case p.glossary != nil && n.Glossary:
+		pr.Glossary = p.glossary
+	case n.Instructions:
+		pr.Instruction = glossary.Instruction(pr.terms)
+	}
 	return pr
 }
 
@@ -84,18 +89,40 @@ func (pr *Prepared) add(bd *mask.Builder, escape func(string) string) {
 	pr.escapes = append(pr.escapes, escape)
 }
 
-// glossaryStage enforces a glossary on an engine without one: each source term found in
-// translatable text (package glossary's rules) becomes a token that restores as the term's
-// target, escaped for where it lands. The engine never sees the term; the result always
-// holds the target.
+// glossaryStage finds the glossary's source terms in translatable text — never in markup
+// or placeholders — (package glossary's rules) and notes them for Verify. For an engine
+// without a glossary of its own (mask), each becomes a token that restores as the term's
+// target, escaped for where it lands: the engine never sees the term, and the result
+// always holds the target.
 type glossaryStage struct {
 	g      *glossary.Glossary
 	escape func(string) string // nil: as is
+	mask   bool
+	found  *termSet
+}
+
+// termSet is the terms found in a text, once each, in order.
+type termSet struct {
+	list []glossary.Term
+	seen map[string]bool
+}
+
+func (ts *termSet) add(t glossary.Term) {
+	if ts.seen == nil {
+		ts.seen = make(map[string]bool)
+	}
+	if !ts.seen[t.Source] {
+		ts.seen[t.Source] = true
+		ts.list = append(ts.list, t)
+	}
 }
 
 func (s glossaryStage) spans(text string) []mask.Span {
 	found := s.g.Find(text)
-	if len(found) == 0 {
+	for _, m := range found {
+		s.found.add(m.Term)
+	}
+	if len(found) == 0 || !s.mask {
 		return nil
 	}
 	out := make([]mask.Span, len(found))
@@ -154,8 +181,9 @@ func (s markupStage) mask(doc string, bd *mask.Builder, newAttr func(quote byte)
 // no token can hide in a tag the engine returns.
 var literalMarks = strings.NewReplacer("⟦", "&#x27E6;", "⟧", "&#x27E7;")
 
-// content returns the text of a document the glossary is matched and checked against:
-// its character data, pieces joined by a space.
+// content returns the text of a document the glossary is checked against: its character
+// data and translated attribute values with character references decoded, pieces joined
+// by a space.
 func content(doc string, f Format) string {
 	if f == FormatText {
 		return doc
@@ -163,7 +191,12 @@ func content(doc string, f Format) string {
 	var b []byte
 	for _, p := range markup.Tokenize(doc, f == FormatHTML) {
 		if p.Kind == markup.Text {
-			b = append(append(b, doc[p.Start:p.End]...), ' ')
+			b = append(append(b, html.UnescapeString(doc[p.Start:p.End])...), ' ')
+		}
+		for _, a := range p.Attrs {
+			if f == FormatHTML && a.Val[0] >= 0 && slices.ContainsFunc(markup.HTMLTextAttrs, func(n string) bool { return strings.EqualFold(n, a.Name) }) {
+				b = append(append(b, html.UnescapeString(doc[a.Val[0]:a.Val[1]])...), ' ')
+			}
 		}
 	}
 	return string(b)

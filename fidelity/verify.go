@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fanyi-go/translate/fidelity/glossary"
 	"github.com/fanyi-go/translate/fidelity/internal/markup"
 	"github.com/fanyi-go/translate/fidelity/internal/mask"
 )
@@ -141,7 +142,9 @@ func cut(s string) string {
 
 // Verify checks a restored translation against the source: the markup is well-formed when
 // the source's was, the tags are the source's (native markup), and every glossary term
-// found in the source has its target. It returns a *VerifyError or nil.
+// found in the source's translatable text (not in its markup or placeholders) has its
+// target in the translation's character data, references decoded. It returns a
+// *VerifyError or nil.
 func (pr *Prepared) Verify(out string) error {
 	var e VerifyError
 	if f := pr.p.format; f != FormatText {
@@ -151,8 +154,8 @@ func (pr *Prepared) Verify(out string) error {
 			e.Lost, e.Extra = diffTags(markup.Tags(pr.src, html), markup.Tags(out, html))
 		}
 	}
-	if g := pr.p.glossary; g != nil {
-		for _, t := range g.Missing(content(pr.src, pr.p.format), content(out, pr.p.format)) {
+	if len(pr.terms) > 0 {
+		for _, t := range glossary.Absent(pr.terms, content(out, pr.p.format)) {
 			e.Lost = append(e.Lost, Item{Kind: ItemTerm, Label: cut(t.Source)})
 		}
 	}

@@ -56,20 +56,32 @@ func (g *Glossary) matchAt(text string, i int, r rune) (Match, bool) {
 
 // Missing returns the terms found in src whose target out lacks, once each, in src order.
 func (g *Glossary) Missing(src, out string) []Term {
-	found := g.Find(src)
-	if len(found) == 0 {
+	return Absent(Terms(g.Find(src)), out)
+}
+
+// Terms returns the terms of matches, once each, in order.
+func Terms(matches []Match) []Term {
+	var out []Term
+	seen := make(map[string]bool, len(matches))
+	for _, m := range matches {
+		if !seen[m.Term.Source] {
+			seen[m.Term.Source] = true
+			out = append(out, m.Term)
+		}
+	}
+	return out
+}
+
+// Absent returns the terms whose target out lacks, in order.
+func Absent(terms []Term, out string) []Term {
+	if len(terms) == 0 {
 		return nil
 	}
 	out = norm.NFC.String(out)
 	var missing []Term
-	seen := make(map[string]bool, len(found))
-	for _, m := range found {
-		if seen[m.Term.Source] {
-			continue
-		}
-		seen[m.Term.Source] = true
-		if !present(out, m.Term.Target) {
-			missing = append(missing, m.Term)
+	for _, t := range terms {
+		if !present(out, t.Target) {
+			missing = append(missing, t)
 		}
 	}
 	return missing
@@ -102,20 +114,18 @@ const maxInstructionTerms = 200
 
 // Instruction returns the text an LLM engine gets so that it applies the terms found in
 // text, or "" when there are none: one line per term, at most 200.
-func (g *Glossary) Instruction(text string) string {
-	found := g.Find(text)
-	if len(found) == 0 {
+func (g *Glossary) Instruction(text string) string { return Instruction(Terms(g.Find(text))) }
+
+// Instruction returns the text an LLM engine gets so that it applies terms, or "" when
+// there are none: one line per term, at most 200.
+func Instruction(terms []Term) string {
+	if len(terms) == 0 {
 		return ""
 	}
 	var b strings.Builder
 	b.WriteString("Translate these terms exactly as given (source => target):\n")
-	seen := make(map[string]bool)
-	for _, m := range found {
-		if seen[m.Term.Source] || len(seen) == maxInstructionTerms {
-			continue
-		}
-		seen[m.Term.Source] = true
-		fmt.Fprintf(&b, "%q => %q\n", m.Term.Source, m.Term.Target)
+	for _, t := range terms[:min(len(terms), maxInstructionTerms)] {
+		fmt.Fprintf(&b, "%q => %q\n", t.Source, t.Target)
 	}
 	return b.String()
 }
