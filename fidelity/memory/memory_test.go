@@ -95,6 +95,18 @@ func TestLookupExactAndFuzzy(t *testing.T) {
 	}
 }
 
+// TestThresholdRounding: 1 edit in 10 code points scores exactly 0.9, which 1 - 0.9 in
+// floating point would put out of reach without care.
+func TestThresholdRounding(t *testing.T) {
+	ctx := context.Background()
+	m := mustMemory(t, Options{})
+	m.Put(ctx, Entry{Source: "en", Target: "de", Text: "0123456789", Translation: "t"})
+	got, ok, _ := m.Lookup(ctx, "en", "de", "012345678X", 0.9)
+	if !ok || !close(got.Score, 0.9) {
+		t.Errorf("got %+v, %v", got, ok)
+	}
+}
+
 func TestBestFuzzy(t *testing.T) {
 	ctx := context.Background()
 	m := mustMemory(t, Options{})
@@ -143,6 +155,14 @@ func TestBounds(t *testing.T) {
 	b.Put(ctx, Entry{Source: "en", Target: "de", Text: last, Translation: "z"})
 	if b.Bytes() != n {
 		t.Errorf("replace: %d bytes, want %d", b.Bytes(), n)
+	}
+	fresh := mustMemory(t, Options{})
+	e := Entry{Source: "en", Target: "de", Text: "abc", Translation: "xyz"}
+	fresh.Put(ctx, e)
+	one := fresh.Bytes()
+	fresh.Put(ctx, e)
+	if fresh.Bytes() != one || fresh.Len() != 1 || one != 2+2+3+3+4*3 {
+		t.Errorf("put twice: %d bytes (once: %d), %d entries", fresh.Bytes(), one, fresh.Len())
 	}
 	for _, o := range []Options{{MaxEntries: -1}, {MaxBytes: 10}, {MaxFuzzyRunes: 1 << 30}} {
 		if _, err := New(o); err == nil {
