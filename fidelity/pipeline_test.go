@@ -215,3 +215,34 @@ func rewriteOutsideTags(s string) string {
 	}
 	return b.String()
 }
+
+// TestConcurrentUse: one Pipeline and one Prepared serve goroutines at once (run with
+// -race), each restoring its own answer.
+func TestConcurrentUse(t *testing.T) {
+	g := mustGlossary(t, Term{Source: "cloud", Target: "Wolke"})
+	p := mustNew(t, Options{Format: FormatHTML, Glossary: g})
+	src := `<p title="a cloud">{n} <b>cloud</b> %s</p>`
+	shared := p.Prepare(src, Native{})
+	done := make(chan error, 8)
+	for i := range 8 {
+		go func() {
+			pr := shared
+			if i%2 == 0 {
+				pr = p.Prepare(src, Native{})
+			}
+			for range 50 {
+				outs := []string{rewrite(pr.Texts[0]), rewrite(pr.Texts[1])}
+				if _, err := pr.Finish(outs); err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for range 8 {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+}
