@@ -32,11 +32,13 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// Term is one glossary entry: Source is always translated as Target.
+// Term is one glossary entry: Source is always translated as Target. The JSON names are
+// those a configuration file uses.
 type Term struct {
-	Source, Target string
+	Source string `json:"source"`
+	Target string `json:"target"`
 	// CaseSensitive makes Source match only with its own case; by default case is ignored.
-	CaseSensitive bool
+	CaseSensitive bool `json:"case_sensitive,omitempty"`
 }
 
 // Limits on a glossary's size.

@@ -390,3 +390,26 @@ func FuzzLost(f *testing.F) {
 		}
 	})
 }
+
+func TestVerbEnd(t *testing.T) {
+	tests := []struct {
+		s    string
+		i    int
+		want int
+	}{
+		{"%s", 0, 2},
+		{"a %1$s b", 2, 6},
+		{"%.2f%%", 0, 4},
+		{"%%s", 0, -1}, // a literal percent sign
+		{"50% off", 2, -1},
+		{"%", 0, -1},
+		{"x", 0, -1},
+		{"%d", 5, -1},
+		{"%d", -1, -1},
+	}
+	for _, tt := range tests {
+		if got := VerbEnd(tt.s, tt.i); got != tt.want {
+			t.Errorf("VerbEnd(%q, %d) = %d, want %d", tt.s, tt.i, got, tt.want)
+		}
+	}
+}

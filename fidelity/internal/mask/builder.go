@@ -67,6 +67,12 @@ func (bd *Builder) Atom(orig, label string, k Kind) {
 	bd.b.WriteString(bd.Add(Token{Orig: orig, Label: label, Kind: k}))
 }
 
+// Bound masks orig as an atom that belongs inside group g (the '#' of an ICU plural): it
+// may move within the group, and Restore puts it back in source order when it leaves.
+func (bd *Builder) Bound(orig, label string, k Kind, g int) {
+	bd.b.WriteString(bd.Add(Token{Orig: orig, Label: label, Kind: k, Group: g}))
+}
+
 // Tag masks a tag whose attribute values are translated elsewhere (see Token.Parts).
 func (bd *Builder) Tag(t Token) {
 	bd.b.WriteString(bd.Add(t))

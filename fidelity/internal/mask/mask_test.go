@@ -69,6 +69,25 @@ func TestNests(t *testing.T) {
 	}
 }
 
+// TestBound: an atom bound to a group stays where the engine put it while inside the
+// group, and goes back to source order when it leaves.
+func TestBound(t *testing.T) {
+	var bd Builder
+	g := bd.Open("{", "{", Placeholder)
+	bd.Text("a")
+	bd.Bound("#", "#", Placeholder, g)
+	bd.Close("}", "}", Placeholder, g)
+	for out, want := range map[string]string{
+		"⟦0⟧⟦1⟧a⟦2⟧": "{#a}", // moved inside the group: kept
+		"⟦0⟧a⟦2⟧⟦1⟧": "{a#}", // after the close: source order
+		"⟦1⟧⟦0⟧a⟦2⟧": "{#a}", // before the open: source order
+	} {
+		if got, _ := bd.Restore(out, nil, nil); got != want {
+			t.Errorf("%s: got %q, want %q", out, got, want)
+		}
+	}
+}
+
 // FuzzRestore: whatever an engine answers, Restore does not panic, and when it accepts
 // the answer every masked part is in the result and the structure nests.
 func FuzzRestore(f *testing.F) {

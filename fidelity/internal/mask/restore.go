@@ -90,27 +90,36 @@ func (tb *Table) repair(found []Found) {
 	}
 	var src []int // structural tokens in source (index) order
 	for i, t := range tb.Toks {
-		if t.Role != Atom {
+		if t.structural() {
 			src = append(src, i)
 		}
 	}
 	k := 0
 	for i := range found {
-		if tb.Toks[found[i].Index].Role != Atom {
+		if tb.Toks[found[i].Index].structural() {
 			found[i].Index = src[k]
 			k++
 		}
 	}
 }
 
+// structural reports whether the token takes part in a structure: an Open, Mid or Close
+// token, or an atom bound to a group.
+func (t *Token) structural() bool { return t.Role != Atom || t.Group != 0 }
+
 // nests reports whether the structural tokens of found nest: each group opens, has its
-// Mid tokens in source order while it is the innermost open group, and closes.
+// Mid tokens in source order while it is the innermost open group, and closes; a bound
+// atom comes while its group is open.
 func (tb *Table) nests(found []Found) bool {
 	var stack []int
 	last := make(map[int]int, tb.groups)
+	open := make(map[int]bool, tb.groups)
 	for _, f := range found {
 		t := tb.Toks[f.Index]
 		if t.Role == Atom {
+			if t.Group != 0 && !open[t.Group] {
+				return false
+			}
 			continue
 		}
 		if prev, ok := last[t.Group]; ok && prev > f.Index {
@@ -120,12 +129,14 @@ func (tb *Table) nests(found []Found) bool {
 		switch t.Role {
 		case Open:
 			stack = append(stack, t.Group)
+			open[t.Group] = true
 		case Mid, Close:
 			if len(stack) == 0 || stack[len(stack)-1] != t.Group {
 				return false
 			}
 			if t.Role == Close {
 				stack = stack[:len(stack)-1]
+				open[t.Group] = false
 			}
 		}
 	}

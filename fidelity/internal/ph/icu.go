@@ -27,19 +27,24 @@ func argument(s string, i, depth int) (int, bool) {
 
 // emitComplex masks a plural or select argument: its head, separators and end become one
 // structure of tokens, and its messages are masked again as text.
-func (sc Scanner) emitComplex(arg string, bd *mask.Builder, inPlural bool, depth int) {
+//
+// plural is the group of the innermost plural around arg, 0 for none; the '#' of the
+// messages belongs to it.
+func (sc Scanner) emitComplex(arg string, bd *mask.Builder, plural, depth int) {
 	p := icu{s: arg, depth: depth}
 	p.arg(0)
-	inPlural = inPlural || p.plural
 	g := 0
 	last := 0
 	for k, m := range p.msgs {
 		if k == 0 {
 			g = bd.Open(arg[:m[0]], arg[:m[0]], mask.Placeholder)
+			if p.plural {
+				plural = g
+			}
 		} else {
 			bd.Mid(arg[last:m[0]], arg[last:m[0]], mask.Placeholder, g)
 		}
-		sc.mask(arg[m[0]:m[1]], bd, inPlural, depth+1)
+		sc.mask(arg[m[0]:m[1]], bd, plural, depth+1)
 		last = m[1]
 	}
 	bd.Close(arg[last:], arg[last:], mask.Placeholder, g)

@@ -52,14 +52,15 @@ type Scanner struct {
 
 // Mask writes s to bd, masking its placeholders and writing the rest with bd.Text.
 func (sc Scanner) Mask(s string, bd *mask.Builder) {
-	sc.mask(s, bd, false, 0)
+	sc.mask(s, bd, 0, 0)
 }
 
 // maxDepth bounds the nesting of ICU arguments.
 const maxDepth = 8
 
-// mask writes s; inPlural makes '#' a token.
-func (sc Scanner) mask(s string, bd *mask.Builder, inPlural bool, depth int) {
+// mask writes s; plural is the group of the plural s is a message of, whose '#' is a
+// token bound to it, or 0.
+func (sc Scanner) mask(s string, bd *mask.Builder, plural, depth int) {
 	var user [][]int
 	if sc.Pattern != nil {
 		user = sc.Pattern.FindAllStringIndex(s, -1)
@@ -69,15 +70,18 @@ func (sc Scanner) mask(s string, bd *mask.Builder, inPlural bool, depth int) {
 		for len(user) > 0 && user[0][0] < i {
 			user = user[1:]
 		}
-		end, complex := sc.at(s, i, user, inPlural, depth)
+		end, complex := sc.at(s, i, user, plural != 0, depth)
 		if end < 0 {
 			i++
 			continue
 		}
 		bd.Text(s[last:i])
-		if complex {
-			sc.emitComplex(s[i:end], bd, inPlural, depth)
-		} else {
+		switch {
+		case complex:
+			sc.emitComplex(s[i:end], bd, plural, depth)
+		case s[i] == '#' && end == i+1 && plural != 0:
+			bd.Bound("#", "#", mask.Placeholder, plural)
+		default:
 			bd.Atom(s[i:end], s[i:end], mask.Placeholder)
 		}
 		i, last = end, end

@@ -84,8 +84,9 @@ func TestMaskPattern(t *testing.T) {
 	}
 }
 
-// TestPluralShuffled: an engine that moves the plural's keys around gets them back in
-// source order at the places it left tokens in, so the plural stays a valid ICU argument.
+// TestPluralShuffled: an engine that moves the plural's keys and '#' around gets them back
+// in source order at the places it left tokens in, so the plural stays a valid ICU
+// argument with each '#' in a message.
 func TestPluralShuffled(t *testing.T) {
 	var bd mask.Builder
 	all.Mask("{n, plural, one {# day} other {# days}}", &bd)
@@ -95,7 +96,7 @@ func TestPluralShuffled(t *testing.T) {
 	if !probs.OK() {
 		t.Fatal(probs)
 	}
-	if want := "{n, plural, one {} other {# TAG#}} TAGE"; got != want {
+	if want := "{n, plural, one {#} other { TAG#}} TAGE"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
