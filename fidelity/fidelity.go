@@ -33,6 +33,25 @@
 // The result is well-formed when the source was (XML as encoding/xml reads it strictly;
 // HTML as every non-void element closed in order).
 //
+// # Using it around an engine call
+//
+// Once per request:
+//
+//	p, err := fidelity.New(fidelity.Options{Format: req.Format, Glossary: g})
+//
+// then for each engine tried (n being the engine's declared Native capabilities):
+//
+//	if !p.Serves(n) { /* filter the engine out: a hard rule */ }
+//	pr := p.Prepare(req.Text, n)
+//	// send pr.Texts, declared as pr.Format; pass pr.Glossary (native glossary) or
+//	// pr.Instruction (LLM prompt) when set; cut a text over the engine's limit with
+//	// pr.Split(i, maxChars) and join the translated parts with Segments.Join.
+//	out, err := pr.Finish(answers)
+//	// a *VerifyError is bad output: fail over to the next engine.
+//
+// A cache key must hold the format and the glossary's Revision, since both change the
+// answer. Package memory keeps earlier translations for exact and fuzzy reuse.
+//
 // Everything here is safe for concurrent use: a Pipeline and a Prepared are immutable.
 package fidelity
 
@@ -42,6 +61,7 @@ import (
 	"slices"
 
 	"github.com/fanyi-go/translate/fidelity/glossary"
+	"github.com/fanyi-go/translate/fidelity/internal/markup"
 	"github.com/fanyi-go/translate/fidelity/internal/ph"
 )
 
@@ -132,14 +152,19 @@ type Options struct {
 	Pattern *regexp.Regexp
 	// Glossary is applied and checked; nil means none.
 	Glossary *glossary.Glossary
+	// TextAttributes names the attributes whose values are translated, compared without
+	// case; nil means alt, title, placeholder and aria-label in HTML and none in XML; an
+	// empty non-nil list means none. Other attributes are never sent.
+	TextAttributes []string
 }
 
 // Pipeline is the fidelity pipeline of one request. It is immutable and safe for
 // concurrent use. Build it with New.
 type Pipeline struct {
-	format   Format
-	scanner  ph.Scanner
-	glossary *glossary.Glossary
+	format    Format
+	scanner   ph.Scanner
+	glossary  *glossary.Glossary
+	textAttrs []string
 }
 
 // New composes the pipeline of a request's options. It fails on an unknown format or
@@ -158,10 +183,15 @@ func New(o Options) (*Pipeline, error) {
 	if o.NoPlaceholders {
 		set = 0
 	}
+	attrs := o.TextAttributes
+	if attrs == nil && o.Format == FormatHTML {
+		attrs = markup.HTMLTextAttrs
+	}
 	return &Pipeline{
-		format:   o.Format,
-		scanner:  ph.Scanner{Set: ph.Set(set), Pattern: o.Pattern},
-		glossary: o.Glossary,
+		format:    o.Format,
+		scanner:   ph.Scanner{Set: ph.Set(set), Pattern: o.Pattern},
+		glossary:  o.Glossary,
+		textAttrs: slices.Clone(attrs),
 	}, nil
 }
 

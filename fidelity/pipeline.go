@@ -62,7 +62,7 @@ func (p *Pipeline) Prepare(text string, n Native) *Prepared {
 	if p.format == FormatText {
 		phs.mask(text, body)
 	} else {
-		ms := markupStage{html: p.format == FormatHTML, native: pr.native, text: phs}
+		ms := markupStage{html: p.format == FormatHTML, native: pr.native, text: phs, attrs: p.textAttrs}
 		attrs = ms.mask(text, body, newBuilder)
 	}
 	var bodyEsc func(string) string
@@ -81,6 +81,11 @@ func (p *Pipeline) Prepare(text string, n Native) *Prepared {
 		pr.Instruction = glossary.Instruction(pr.terms)
 	}
 	return pr
+}
+
+// isTextAttr reports whether the pipeline translates attribute name.
+func (p *Pipeline) isTextAttr(name string) bool {
+	return slices.ContainsFunc(p.textAttrs, func(n string) bool { return strings.EqualFold(n, name) })
 }
 
 func (pr *Prepared) add(bd *mask.Builder, escape func(string) string) {
@@ -157,6 +162,7 @@ func (s placeholderStage) mask(text string, bd *mask.Builder) { s.scanner.Mask(t
 type markupStage struct {
 	html, native bool
 	text         placeholderStage
+	attrs        []string // the text attributes
 }
 
 func (s markupStage) mask(doc string, bd *mask.Builder, newAttr func(quote byte) *mask.Builder) []markup.AttrText {
@@ -170,10 +176,7 @@ func (s markupStage) mask(doc string, bd *mask.Builder, newAttr func(quote byte)
 		}
 		return nil
 	}
-	m := markup.Masker{HTML: s.html, Text: s.text.mask, NewBuilder: newAttr}
-	if s.html {
-		m.TextAttrs = markup.HTMLTextAttrs
-	}
+	m := markup.Masker{HTML: s.html, Text: s.text.mask, NewBuilder: newAttr, TextAttrs: s.attrs}
 	return m.Mask(doc, bd)
 }
 
@@ -184,17 +187,17 @@ var literalMarks = strings.NewReplacer("⟦", "&#x27E6;", "⟧", "&#x27E7;")
 // content returns the text of a document the glossary is checked against: its character
 // data and translated attribute values with character references decoded, pieces joined
 // by a space.
-func content(doc string, f Format) string {
-	if f == FormatText {
+func (p *Pipeline) content(doc string) string {
+	if p.format == FormatText {
 		return doc
 	}
 	var b []byte
-	for _, p := range markup.Tokenize(doc, f == FormatHTML) {
-		if p.Kind == markup.Text {
-			b = append(append(b, html.UnescapeString(doc[p.Start:p.End])...), ' ')
+	for _, pc := range markup.Tokenize(doc, p.format == FormatHTML) {
+		if pc.Kind == markup.Text {
+			b = append(append(b, html.UnescapeString(doc[pc.Start:pc.End])...), ' ')
 		}
-		for _, a := range p.Attrs {
-			if f == FormatHTML && a.Val[0] >= 0 && slices.ContainsFunc(markup.HTMLTextAttrs, func(n string) bool { return strings.EqualFold(n, a.Name) }) {
+		for _, a := range pc.Attrs {
+			if a.Val[0] >= 0 && p.isTextAttr(a.Name) {
 				b = append(append(b, html.UnescapeString(doc[a.Val[0]:a.Val[1]])...), ' ')
 			}
 		}

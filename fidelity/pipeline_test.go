@@ -246,3 +246,24 @@ func TestConcurrentUse(t *testing.T) {
 		}
 	}
 }
+
+func TestTextAttributes(t *testing.T) {
+	doc := `<img alt="red shoes" data-label="new" title="x">`
+	for _, tt := range []struct {
+		f     Format
+		attrs []string
+		want  []string
+	}{
+		{FormatHTML, nil, []string{"⟦0⟧⟦1⟧", "red shoes", "x"}}, // a stray </img> is an atom
+		{FormatHTML, []string{"DATA-label"}, []string{"⟦0⟧⟦1⟧", "new"}},
+		{FormatHTML, []string{}, []string{"⟦0⟧⟦1⟧"}},
+		{FormatXML, nil, []string{"⟦0⟧⟦1⟧"}},
+		{FormatXML, []string{"alt"}, []string{"⟦0⟧⟦1⟧", "red shoes"}},
+	} {
+		p := mustNew(t, Options{Format: tt.f, TextAttributes: tt.attrs})
+		got := p.Prepare(doc+"</img>", Native{}).Texts
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%v %q (-want +got):\n%s", tt.f, tt.attrs, diff)
+		}
+	}
+}

@@ -155,7 +155,7 @@ func (pr *Prepared) Verify(out string) error {
 		}
 	}
 	if len(pr.terms) > 0 {
-		for _, t := range glossary.Absent(pr.terms, content(out, pr.p.format)) {
+		for _, t := range glossary.Absent(pr.terms, pr.p.content(out)) {
 			e.Lost = append(e.Lost, Item{Kind: ItemTerm, Label: cut(t.Source)})
 		}
 	}

@@ -52,7 +52,8 @@ func (m Masker) Mask(doc string, bd *mask.Builder) []AttrText {
 	for i := 0; i < len(pieces); i++ {
 		p := pieces[i]
 		if j, ok := match[i]; ok && m.opaque(doc, p) {
-			w.bd.Atom(doc[p.Start:pieces[j].End], "<"+p.Name+">…</"+p.Name+">", mask.Markup)
+			name := strings.ToLower(p.Name)
+			w.bd.Atom(doc[p.Start:pieces[j].End], "<"+name+">…</"+name+">", mask.Markup)
 			i = j
 			continue
 		}
