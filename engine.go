@@ -217,9 +217,15 @@ type Profile struct {
 	MaxConcurrency int               // in-flight calls; 0 means unlimited
 	Quota          int64             // standard characters per QuotaPeriod; 0 means unlimited
 	QuotaPeriod    time.Duration     // default 24h
-	MaxChars       int               // per call; longer text is segmented; 0 means unlimited
-	MaxTexts       int               // texts per call; default 1
-	FallbackOnly   bool              // last resort: used only when the normal pool has failed
+	// MaxChars bounds the characters (code points) of one call, all its texts together;
+	// 0 means unlimited. A long text is cut into segments that fit (see MaxTextChars).
+	MaxChars int
+	MaxTexts int // texts per call; 0 means 1
+	// MaxTextChars bounds the characters of one text in a call: a longer text is cut into
+	// segments of at most this many, and several segments go in one call as MaxTexts and
+	// MaxChars allow. 0 means MaxChars; a value above MaxChars counts as MaxChars.
+	MaxTextChars int
+	FallbackOnly bool // last resort: used only when the normal pool has failed
 	// Canary is the percentage (0..100) of UserIDs this engine serves as a canary: a stable
 	// share of users, chosen by hashing the UserID, is routed to it whenever it is a
 	// candidate; everybody else reaches it only when no other engine can serve. Raising the

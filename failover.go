@@ -483,15 +483,15 @@ func (j *job) credit(name string) {
 }
 
 // batch returns the texts of e's next call: at most MaxTexts parts and MaxChars characters
-// in all (at least one part), splitting the rest for e's MaxChars first unless the parts
-// are a packed batch's texts.
+// in all (at least one part), splitting the rest for e's per-text limit first unless the
+// parts are a packed batch's texts.
 func (j *job) batch(e *engine) []string {
-	maxChars := e.prof.MaxChars
-	if j.forceMax > 0 && (maxChars == 0 || j.forceMax < maxChars) {
-		maxChars = j.forceMax
+	maxChars, perText := e.prof.MaxChars, textChars(&e.prof)
+	if j.forceMax > 0 && (perText == 0 || j.forceMax < perText) {
+		perText, maxChars = j.forceMax, j.forceMax
 	}
 	if !j.pack {
-		j.prepare(maxChars)
+		j.prepare(perText)
 	}
 	n := min(len(j.split.Parts)-j.next, e.prof.MaxTexts)
 	if maxChars > 0 && n > 1 {

@@ -79,8 +79,9 @@ const (
 	MaxTexts = 50
 	// MaxRequestBytes is the most bytes one request body may have (128 KiB).
 	MaxRequestBytes = 128 << 10
-	// MaxChars is the per-text limit reported in Profile: DeepL limits the request body
-	// (128 KiB), not characters; 30 000 characters stay under it even for CJK text.
+	// MaxChars is the per-call limit (all texts together) reported in Profile: DeepL limits
+	// the request body (128 KiB), not characters; 30 000 characters stay under it even for
+	// CJK text.
 	MaxChars = 30000
 )
 

@@ -31,9 +31,6 @@ const apiVersion = "3.0"
 const (
 	maxTexts = 1000  // elements of the body array
 	maxChars = 50000 // characters of all elements together (times the targets; we send one)
-	// profileTexts is the batch Profile advertises: large enough to batch, small enough
-	// that one slow call does not hold many segments.
-	profileTexts = 100
 )
 
 // Option configures an Engine made by New.
@@ -157,7 +154,7 @@ func (e *Engine) Profile() translate.Profile {
 		CostPerMillion: 10,
 		Timeout:        10 * time.Second,
 		MaxChars:       maxChars,
-		MaxTexts:       profileTexts,
+		MaxTexts:       maxTexts,
 		Region:         e.geography,
 	}
 }

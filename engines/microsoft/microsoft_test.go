@@ -26,7 +26,7 @@ func TestConformance(t *testing.T) {
 		},
 		ErrorKinds: errorKinds(),
 		Secrets:    []string{testKey},
-		MaxTexts:   profileTexts,
+		MaxTexts:   maxTexts,
 	})
 }
 
@@ -370,7 +370,7 @@ func TestNew(t *testing.T) {
 		t.Error("http.DefaultClient used")
 	}
 	p := e.Profile()
-	if p.MaxTexts != 100 || p.MaxChars != 50000 || p.CostPerMillion != 10 || p.Quality != 84 {
+	if p.MaxTexts != 1000 || p.MaxChars != 50000 || p.CostPerMillion != 10 || p.Quality != 84 {
 		t.Errorf("Profile = %+v", p)
 	}
 	var _ translate.LanguageSupporter = e
