@@ -45,9 +45,13 @@ type EngineRequest struct {
 
 // EngineResult is what an Engine returns for one call.
 type EngineResult struct {
-	Texts       []string
-	Source      language.Tag // detected source, if the vendor reported it
-	BilledChars int64        // as the vendor reported it, 0 if unknown
+	Texts  []string
+	Source language.Tag // detected source, if the vendor reported it
+	// Sources is the detected source of each text, in the order of Texts, for vendors that
+	// detect per text (DeepL, Google and Microsoft do); nil otherwise, and Source then
+	// stands for every text. A packed batch (TranslateBatch) gives each request its own.
+	Sources     []language.Tag
+	BilledChars int64 // as the vendor reported it, 0 if unknown
 	// InputTokens and OutputTokens report LLM token usage where the vendor reports it
 	// (OpenAI-compatible engines); 0 if unknown.
 	InputTokens  int64
