@@ -260,3 +260,30 @@ func TestStreamChunksFitOneCall(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLongText is issue 20's long text in real time: 20,000 (and 40,000) characters
+// on an engine with MaxChars 500 that takes 100 ms per call, defaults otherwise (cache off
+// so that every iteration calls the engine). ms/op is the time of one Translate.
+func BenchmarkLongText(b *testing.B) {
+	for _, chars := range []int{20_000, 40_000} {
+		b.Run(fmt.Sprintf("chars=%d", chars), func(b *testing.B) {
+			c, err := translate.New(translate.WithSeed(1), translate.WithoutCache(),
+				translate.WithEngine(benchEngine(100*time.Millisecond), translate.Profile{MaxChars: 500}))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			doc := longDoc(chars)
+			var total time.Duration
+			b.ReportAllocs()
+			for b.Loop() {
+				t0 := time.Now()
+				if _, err := c.Translate(context.Background(), req(doc)); err != nil {
+					b.Fatal(err)
+				}
+				total += time.Since(t0)
+			}
+			b.ReportMetric(total.Seconds()*1e3/float64(b.N), "ms/op")
+		})
+	}
+}
