@@ -245,9 +245,17 @@ func (e *Engine) Translate(ctx context.Context, req *translate.EngineRequest) (*
 		for i, t := range tr.Translations {
 			res.Texts[idx[i]] = t.Text
 			res.BilledChars += t.BilledCharacters
-			if res.Source == language.Und && t.DetectedSourceLanguage != "" {
-				res.Source = parseCode(t.DetectedSourceLanguage)
+			if t.DetectedSourceLanguage == "" {
+				continue
 			}
+			src := parseCode(t.DetectedSourceLanguage)
+			if res.Source == language.Und {
+				res.Source = src
+			}
+			if res.Sources == nil {
+				res.Sources = make([]language.Tag, len(req.Texts))
+			}
+			res.Sources[idx[i]] = src // each text's own
 		}
 	}
 	return res, nil

@@ -74,6 +74,12 @@ func TestRequest(t *testing.T) {
 			if res.Source != wantSrc {
 				t.Errorf("Source = %v, want %v", res.Source, wantSrc)
 			}
+			if tt.src == language.Und { // each text's detected source (TranslateBatch reports it per item)
+				if diff := cmp.Diff([]language.Tag{language.English, language.Und, language.English}, res.Sources,
+					cmp.Comparer(func(a, b language.Tag) bool { return a == b })); diff != "" {
+					t.Errorf("Sources (-want +got):\n%s", diff)
+				}
+			}
 			reqs := s.requests()
 			if len(reqs) != 1 {
 				t.Fatalf("%d requests", len(reqs))
@@ -112,6 +118,7 @@ func TestRecorded(t *testing.T) {
 	want := &translate.EngineResult{
 		Texts:       []string{"Hola Mundo", `Buenos días, "amigos" & <vecinos>`},
 		Source:      language.English,
+		Sources:     []language.Tag{language.English, language.English},
 		BilledChars: 48,
 	}
 	if diff := cmp.Diff(want, res, cmp.Comparer(func(a, b language.Tag) bool { return a == b })); diff != "" {
