@@ -30,9 +30,13 @@ const packMaxChars = 2000
 // engines in calls of up to the engine's Profile.MaxTexts texts and Profile.MaxChars
 // characters, as every vendor API allows (DeepL 50 texts, Google 128, Microsoft 1,000).
 // Each request keeps its own cache lookup and cache entry, request id (generated), cost
-// (its share of the calls, by characters) and error. A packed call that fails fails over as
-// a whole; a text that comes back bad (empty, echoed, placeholders lost) fails over alone,
-// to another engine. Identical texts in a pack are translated once.
+// (its share of the calls, by characters), detected source (when the engine reports one per
+// text, EngineResult.Sources) and error. A packed call that fails fails over as a whole; a
+// text that comes back bad (empty, echoed, placeholders lost) fails over alone, to another
+// engine. A pack that fails for good with an error one of its texts may cause (refused as
+// invalid or too long, unavailable, a panic, bad output) is split in halves, each tried
+// anew, down to the one text at fault, which alone fails: at most 4 × log2(n) more walks
+// for a pack of n texts, within the deadline. Identical texts in a pack are translated once.
 //
 // Requests with a RequestID of their own (each reaches an engine at most once, on its
 // own), and texts over 2,000 characters, are translated one by one as Translate does.
@@ -171,11 +175,11 @@ func (c *Client) translatePack(ctx context.Context, reqs []Request, idx []int, o
 	c.runPack(ctx, p, items, texts, nil)
 }
 
-// packable reports whether r's text fits every engine's MaxChars, so that no engine has to
-// split it: packed texts are never segmented.
+// packable reports whether r's text fits every engine's per-text limit, so that no engine
+// has to split it: packed texts are never segmented.
 func (c *Client) packable(r *request) bool {
 	for _, e := range r.s.engines {
-		if e.prof.MaxChars > 0 && r.chars > e.prof.MaxChars {
+		if n := textChars(&e.prof); n > 0 && r.chars > n {
 			return false
 		}
 	}

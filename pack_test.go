@@ -164,3 +164,24 @@ func TestBatchItemsOwnDetectedSource(t *testing.T) {
 		t.Errorf("%d calls, want the 4 texts in one", n)
 	}
 }
+
+// Items that share a text follow it through the halves: both copies of the refused text
+// fail, both copies of the others are translated.
+func TestBatchSplitKeepsSharedTexts(t *testing.T) {
+	reqs := shortTexts(12)
+	reqs = append(reqs, reqs[9], reqs[2], reqs[11]) // copies of the bad text (9) and two good ones
+	a := fake.New("a", refuseOne(reqs[9].Text, translate.KindInvalidInput, false))
+	c := newClient(t, translate.WithClock(newClock()), translate.WithEngine(a, packed))
+	var failed []int
+	for i, br := range c.TranslateBatch(context.Background(), reqs) {
+		switch {
+		case br.Err != nil:
+			failed = append(failed, i)
+		case br.Result.Text != "[es] "+reqs[i].Text:
+			t.Errorf("item %d: %q", i, br.Result.Text)
+		}
+	}
+	if d := cmp.Diff([]int{9, 12}, failed); d != "" {
+		t.Errorf("failed items (-want +got):\n%s", d)
+	}
+}
