@@ -2,9 +2,12 @@ package translate
 
 import (
 	"context"
+	"math/bits"
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/text/language"
 
 	"github.com/fanyi-go/translate/internal/segment"
 )
@@ -27,9 +30,13 @@ const packMaxChars = 2000
 // engines in calls of up to the engine's Profile.MaxTexts texts and Profile.MaxChars
 // characters, as every vendor API allows (DeepL 50 texts, Google 128, Microsoft 1,000).
 // Each request keeps its own cache lookup and cache entry, request id (generated), cost
-// (its share of the calls, by characters) and error. A packed call that fails fails over as
-// a whole; a text that comes back bad (empty, echoed, placeholders lost) fails over alone,
-// to another engine. Identical texts in a pack are translated once.
+// (its share of the calls, by characters), detected source (when the engine reports one per
+// text, EngineResult.Sources) and error. A packed call that fails fails over as a whole; a
+// text that comes back bad (empty, echoed, placeholders lost) fails over alone, to another
+// engine. A pack that fails for good with an error one of its texts may cause (refused as
+// invalid or too long, unavailable, a panic, bad output) is split in halves, each tried
+// anew, down to the one text at fault, which alone fails: at most 4 × log2(n) more walks
+// for a pack of n texts, within the deadline. Identical texts in a pack are translated once.
 //
 // Requests with a RequestID of their own (each reaches an engine at most once, on its
 // own), and texts over 2,000 characters, are translated one by one as Translate does.
@@ -164,22 +171,36 @@ func (c *Client) translatePack(ctx context.Context, reqs []Request, idx []int, o
 	if len(items) == 0 {
 		return
 	}
-	c.runPack(ctx, reqs, items, texts, out, now)
+	p := &packRun{reqs: reqs, out: out, now: now, t0: time.Now(), splits: 4 * bits.Len(uint(len(texts)))}
+	c.runPack(ctx, p, items, texts, nil)
 }
 
-// packable reports whether r's text fits every engine's MaxChars, so that no engine has to
-// split it: packed texts are never segmented.
+// packable reports whether r's text fits every engine's per-text limit, so that no engine
+// has to split it: packed texts are never segmented.
 func (c *Client) packable(r *request) bool {
 	for _, e := range r.s.engines {
-		if e.prof.MaxChars > 0 && r.chars > e.prof.MaxChars {
+		if n := textChars(&e.prof); n > 0 && r.chars > n {
 			return false
 		}
 	}
 	return true
 }
 
+// packRun is what the walks of one pack share: the batch, the pack's start (its deadline
+// counts from there) and how many more walks splitting it may add.
+type packRun struct {
+	reqs   []Request
+	out    []BatchResult
+	now    int64
+	t0     time.Time
+	splits int
+}
+
 // runPack walks the pack's texts through the engines as one job and answers every item.
-func (c *Client) runPack(ctx context.Context, reqs []Request, items []packItem, texts []string, out []BatchResult, now int64) {
+// When the pack fails as a whole with an error one of its texts may cause, it is split in
+// halves, each walked anew after the attempts made so far (prior), so that only the bad
+// text fails; at most 4 × log2(texts) more walks, within the pack's deadline.
+func (c *Client) runPack(ctx context.Context, p *packRun, items []packItem, texts []string, prior []Attempt) {
 	sc := c.getScratch(len(items[0].r.s.engines))
 	defer c.putScratch(sc)
 	r := &sc.r
@@ -188,26 +209,75 @@ func (c *Client) runPack(ctx context.Context, reqs []Request, items []packItem, 
 	for _, t := range texts {
 		r.chars += runeCount(t)
 	}
-	r.t0 = time.Now()
+	r.t0 = p.t0
 	b := c.newResult("")
-	w := c.newWalk(ctx, r, b, nil, now, sc)
+	w := c.newWalk(ctx, r, b, nil, p.now, sc)
+	w.attempts = append(w.attempts, prior...)
 	sc.j = job{split: segment.Segments{Parts: texts, Seps: make([]string, len(texts))}, pack: true}
 	w.j = &sc.j
 	err := w.run()
+	if err != nil && p.split(ctx, err, len(texts)) {
+		for _, h := range halve(items, texts) {
+			c.runPack(ctx, p, h.items, h.texts, w.attempts)
+		}
+		return
+	}
 	for k := range items {
 		it := &items[k]
 		res, ierr := w.packAnswer(k, items, err)
 		if res == nil && ierr == nil { // its text came back bad: it fails over alone
-			req := reqs[it.i]
-			out[it.i].Result, out[it.i].Err = c.doAvoiding(ctx, &req, nil, w.j.partBy[items[it.lead].part].name)
+			req := p.reqs[it.i]
+			p.out[it.i].Result, p.out[it.i].Err = c.doAvoiding(ctx, &req, nil, w.j.partBy[items[it.lead].part].name)
 			continue
 		}
-		out[it.i].Result, out[it.i].Err = res, ierr
+		p.out[it.i].Result, p.out[it.i].Err = res, ierr
 		if ierr == nil && !res.FromCache {
-			c.remember(&it.r, res, nil, []string{res.Engine}, now)
+			c.remember(&it.r, res, nil, []string{res.Engine}, p.now)
 		}
 		c.obs.requestEnd(ctx, nil, &it.r, res, ierr, w.ended.Sub(w.start))
 	}
+}
+
+// split reports whether a pack of n texts that failed with err is split in halves: it has
+// two texts or more, the error may come from one text (refused, too long, unavailable, a
+// panic, bad output) rather than the engine or the request, and the budget allows.
+func (p *packRun) split(ctx context.Context, err error, n int) bool {
+	if n < 2 || p.splits < 2 || ctx.Err() != nil {
+		return false
+	}
+	switch KindOf(err) {
+	case KindInvalidInput, KindTextTooLong, KindUnavailable, KindUnknown, KindBadOutput:
+		p.splits -= 2
+		return true
+	}
+	return false
+}
+
+// packHalf is half a pack: its texts and the items that share them.
+type packHalf struct {
+	items []packItem
+	texts []string
+}
+
+// halve splits a pack's texts in two halves, each with the items whose text it holds.
+func halve(items []packItem, texts []string) [2]packHalf {
+	h := len(texts) / 2
+	out := [2]packHalf{{texts: texts[:h]}, {texts: texts[h:]}}
+	at := make([]int, len(items)) // each item's index in its half
+	for k, it := range items {
+		side := 0
+		if items[it.lead].part >= h {
+			side = 1
+		}
+		half := &out[side]
+		at[k] = len(half.items)
+		if it.lead == k {
+			it.part -= side * h
+		}
+		it.lead = at[it.lead] // a lead comes before the items that share its text
+		half.items = append(half.items, it)
+	}
+	return out
 }
 
 // packAnswer is an item's answer after its pack's walk: its text and its share of the cost,
@@ -231,7 +301,12 @@ func (w *walk) packAnswer(k int, items []packItem, err error) (*Result, error) {
 	e := w.j.partBy[part]
 	res := &w.c.newResult("").Result
 	res.Text, res.Engine = w.j.out[part], e.name
-	res.Source = w.sourceOf(&it.r)
+	res.Source = it.r.Source
+	if it.r.src != nil {
+		res.Source = it.r.src.Canon
+	} else if src := w.j.partSrc[part]; src != "" {
+		res.Source = src
+	}
 	res.Latency = w.ended.Sub(w.start)
 	res.Degraded = w.degraded()
 	if it.lead == k && w.r.chars > 0 { // a text shared by several requests is paid by the first
@@ -239,4 +314,17 @@ func (w *walk) packAnswer(k int, items []packItem, err error) (*Result, error) {
 	}
 	res.Attempts = append(res.Attempts, w.attempts...)
 	return res, nil
+}
+
+// textSource is the source the engine detected for text i of its answer: the text's own
+// when the engine detects per text, else the call's; "" when it reported none.
+func textSource(out *EngineResult, i int) string {
+	t := out.Source
+	if len(out.Sources) == len(out.Texts) {
+		t = out.Sources[i]
+	}
+	if t == language.Und {
+		return ""
+	}
+	return t.String()
 }

@@ -144,6 +144,7 @@ func profileRules() []newRule {
 		{opts: profileOpts(Profile{QuotaPeriod: -1}), newMsg: "config: WithEngine[1].Profile.QuotaPeriod must not be negative", prof: true, json: `"quota_period":"-1h"`, path: "engines[1].profile.quota_period: must not be negative"},
 		{opts: profileOpts(Profile{MaxChars: -1}), newMsg: "config: WithEngine[1].Profile.MaxChars must not be negative", prof: true, json: `"max_chars":-1`, path: "engines[1].profile.max_chars: must not be negative"},
 		{opts: profileOpts(Profile{MaxTexts: -1}), newMsg: "config: WithEngine[1].Profile.MaxTexts must not be negative", prof: true, json: `"max_texts":-1`, path: "engines[1].profile.max_texts: must not be negative"},
+		{opts: profileOpts(Profile{MaxTextChars: -1}), newMsg: "config: WithEngine[1].Profile.MaxTextChars must not be negative", prof: true, json: `"max_text_chars":-1`, path: "engines[1].profile.max_text_chars: must not be negative"},
 		{opts: profileOpts(Profile{Canary: 101}), newMsg: "config: WithEngine[1].Profile.Canary must be within 0..100", prof: true, json: `"canary":101`, path: "engines[1].profile.canary: must be within 0..100"},
 		{opts: profileOpts(Profile{SafeRate: -1}), newMsg: "config: WithEngine[1].Profile.SafeRate must not be negative", prof: true, json: `"safe_rate":-1`, path: "engines[1].profile.safe_rate: must not be negative"},
 		{opts: profileOpts(Profile{SceneQuality: map[Scene]float64{SceneLegal: 120}}), newMsg: "config: WithEngine[1].Profile.SceneQuality[legal] must be within 0..100",

@@ -45,9 +45,13 @@ type EngineRequest struct {
 
 // EngineResult is what an Engine returns for one call.
 type EngineResult struct {
-	Texts       []string
-	Source      language.Tag // detected source, if the vendor reported it
-	BilledChars int64        // as the vendor reported it, 0 if unknown
+	Texts  []string
+	Source language.Tag // detected source, if the vendor reported it
+	// Sources is the detected source of each text, in the order of Texts, for vendors that
+	// detect per text (DeepL, Google and Microsoft do); nil otherwise, and Source then
+	// stands for every text. A packed batch (TranslateBatch) gives each request its own.
+	Sources     []language.Tag
+	BilledChars int64 // as the vendor reported it, 0 if unknown
 	// InputTokens and OutputTokens report LLM token usage where the vendor reports it
 	// (OpenAI-compatible engines); 0 if unknown.
 	InputTokens  int64
@@ -217,9 +221,15 @@ type Profile struct {
 	MaxConcurrency int               // in-flight calls; 0 means unlimited
 	Quota          int64             // standard characters per QuotaPeriod; 0 means unlimited
 	QuotaPeriod    time.Duration     // default 24h
-	MaxChars       int               // per call; longer text is segmented; 0 means unlimited
-	MaxTexts       int               // texts per call; default 1
-	FallbackOnly   bool              // last resort: used only when the normal pool has failed
+	// MaxChars bounds the characters (code points) of one call, all its texts together;
+	// 0 means unlimited. A long text is cut into segments that fit (see MaxTextChars).
+	MaxChars int
+	MaxTexts int // texts per call; 0 means 1
+	// MaxTextChars bounds the characters of one text in a call: a longer text is cut into
+	// segments of at most this many, and several segments go in one call as MaxTexts and
+	// MaxChars allow. 0 means MaxChars; a value above MaxChars counts as MaxChars.
+	MaxTextChars int
+	FallbackOnly bool // last resort: used only when the normal pool has failed
 	// Canary is the percentage (0..100) of UserIDs this engine serves as a canary: a stable
 	// share of users, chosen by hashing the UserID, is routed to it whenever it is a
 	// candidate; everybody else reaches it only when no other engine can serve. Raising the

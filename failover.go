@@ -233,7 +233,7 @@ func (w *walk) skip(e *engine, err error) {
 func (w *walk) accept(e *engine, out *EngineResult) bool {
 	j := w.j
 	if j.pack {
-		j.settlePack(e, len(out.Texts), w.bad)
+		j.settlePack(e, out, w.bad)
 	}
 	j.out = append(j.out, out.Texts...)
 	j.next += len(out.Texts)
@@ -326,7 +326,7 @@ func (w *walk) othersLeft(e *engine) bool {
 func (w *walk) resplit(e *engine) bool {
 	j := w.j
 	l := runeCount(longest(j.split.Parts[j.next:]))
-	if j.resplitBy == e || l <= 1 {
+	if j.pack || j.resplitBy == e || l <= 1 { // a pack is split by its texts (TranslateBatch)
 		return false
 	}
 	j.resplitBy = e
@@ -407,17 +407,19 @@ type job struct {
 	srcTag    string
 	// A packed batch (TranslateBatch): the parts are separate texts, never split or
 	// stitched; each part records the engine that made it, or that it came back bad.
-	pack   bool
-	partBy []*engine
-	failed []bool
+	pack    bool
+	partBy  []*engine
+	failed  []bool
+	partSrc []string // the source the engine detected for each part; "" if none
 }
 
-// settlePack records the engine of the n parts a packed call answered, and which of them
-// came back bad (bad: indices in the call's texts).
-func (j *job) settlePack(e *engine, n int, bad []int) {
-	for range n {
+// settlePack records the engine and detected source of the parts a packed call answered,
+// and which of them came back bad (bad: indices in the call's texts).
+func (j *job) settlePack(e *engine, out *EngineResult, bad []int) {
+	for i := range out.Texts {
 		j.partBy = append(j.partBy, e)
 		j.failed = append(j.failed, false)
+		j.partSrc = append(j.partSrc, textSource(out, i))
 	}
 	for _, i := range bad {
 		j.failed[j.next+i] = true
@@ -483,15 +485,15 @@ func (j *job) credit(name string) {
 }
 
 // batch returns the texts of e's next call: at most MaxTexts parts and MaxChars characters
-// in all (at least one part), splitting the rest for e's MaxChars first unless the parts
-// are a packed batch's texts.
+// in all (at least one part), splitting the rest for e's per-text limit first unless the
+// parts are a packed batch's texts.
 func (j *job) batch(e *engine) []string {
-	maxChars := e.prof.MaxChars
-	if j.forceMax > 0 && (maxChars == 0 || j.forceMax < maxChars) {
-		maxChars = j.forceMax
+	maxChars, perText := e.prof.MaxChars, textChars(&e.prof)
+	if j.forceMax > 0 && (perText == 0 || j.forceMax < perText) {
+		perText, maxChars = j.forceMax, j.forceMax
 	}
 	if !j.pack {
-		j.prepare(maxChars)
+		j.prepare(perText)
 	}
 	n := min(len(j.split.Parts)-j.next, e.prof.MaxTexts)
 	if maxChars > 0 && n > 1 {

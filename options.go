@@ -310,6 +310,7 @@ func (p *Profile) validate(prefix string) error {
 		{p.QuotaPeriod < 0, "QuotaPeriod", neg},
 		{p.MaxChars < 0, "MaxChars", neg},
 		{p.MaxTexts < 0, "MaxTexts", neg},
+		{p.MaxTextChars < 0, "MaxTextChars", neg},
 		{pct(p.Canary), "Canary", in100},
 		{bad(p.SafeRate), "SafeRate", neg},
 	}

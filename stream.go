@@ -4,18 +4,15 @@ import (
 	"context"
 	"iter"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/fanyi-go/translate/internal/segment"
 )
 
-// streamSegmentChars is the most code points of one TranslateStream segment. A paragraph
-// longer than this is cut at the best break in reach: a line break, a sentence end, a
-// clause mark, a space (as Profile.MaxChars cuts a long text).
+// streamSegmentChars is the most code points of one TranslateStream segment: paragraphs are
+// merged up to it (or up to what one call of an engine takes, when less), and a paragraph
+// longer than it is cut at the best break in reach, as a long text is for Profile.MaxChars.
 const streamSegmentChars = 1000
 
 // streamAhead bounds how far the translation runs ahead of the caller: no segment starts
@@ -27,9 +24,11 @@ const streamAhead = 4
 // translation as soon as it, and every segment before it, is done. It is for documents and
 // long LLM answers where the first paragraphs should show before the last are translated.
 //
-// The text is cut into segments at paragraph breaks (white space holding a blank line); a
-// paragraph longer than 1,000 characters (code points) is cut further, at line breaks,
-// sentence ends, clause marks or spaces. Up to WithBatchConcurrency segments (8 by default)
+// The text is cut into segments of at most 1,000 characters (code points), or of what one
+// call of an engine takes (Profile.MaxChars, or MaxTexts × MaxTextChars) when that is less:
+// short paragraphs are merged into one segment, and a paragraph longer than that is cut
+// into several, at line breaks, sentence ends, clause marks or spaces. Cuts go at blank
+// lines first. Up to WithBatchConcurrency segments (8 by default)
 // are translated at once, and none more than 4 × WithBatchConcurrency segments ahead of
 // the first not yet yielded. Each segment is a Request of its own through the same path as
 // Translate, so every rule of Translate holds per segment: the cache (a repeated
@@ -86,52 +85,24 @@ func (c *Client) TranslateStream(ctx context.Context, req Request) iter.Seq2[Chu
 	}
 }
 
-// splitDocument cuts text into TranslateStream segments: paragraphs, each cut further when
-// longer than streamSegmentChars. Prefix + Parts[0] + Seps[0] + ... is text.
-func splitDocument(text string) segment.Segments {
-	var doc segment.Segments
-	start := skipSpaces(text, 0)
-	doc.Prefix = text[:start]
-	for pos := start; pos < len(text); {
-		end, next := paragraphEnd(text, pos)
-		sub := segment.Split(text[pos:end], streamSegmentChars)
-		doc.Parts = append(doc.Parts, sub.Parts...)
-		doc.Seps = append(doc.Seps, sub.Seps...)
-		doc.Seps[len(doc.Seps)-1] = text[end:next]
-		pos = next
-	}
-	return doc
+// splitDocument cuts text into TranslateStream segments of at most limit code points: as
+// many paragraphs as fit, cut at the best break in reach (segment.Split): a blank line, a
+// line break, a sentence end, a clause mark, a space. Prefix + Parts[0] + Seps[0] + ... is
+// text.
+func splitDocument(text string, limit int) segment.Segments {
+	return segment.Split(text, limit)
 }
 
-// paragraphEnd returns where the paragraph starting at pos (a non-space rune) ends, after
-// its last non-space rune, and where the next one starts (len(text) at the end): the first
-// run of white space holding two line breaks ends it.
-func paragraphEnd(text string, pos int) (end, next int) {
-	for i := pos; i < len(text); {
-		r, size := utf8.DecodeRuneInString(text[i:])
-		if !unicode.IsSpace(r) {
-			i += size
-			continue
+// streamLimit is the most code points of one TranslateStream segment over the engines of s:
+// streamSegmentChars, or less when an engine takes less in one call (callChars).
+func streamLimit(s *setup) int {
+	limit := streamSegmentChars
+	for _, e := range s.engines {
+		if n := callChars(&e.prof); n > 0 {
+			limit = min(limit, n)
 		}
-		k := skipSpaces(text, i)
-		if k == len(text) || strings.Count(text[i:k], "\n") >= 2 {
-			return i, k
-		}
-		i = k
 	}
-	return len(text), len(text)
-}
-
-// skipSpaces returns the index of the first non-space rune at or after i.
-func skipSpaces(text string, i int) int {
-	for i < len(text) {
-		r, size := utf8.DecodeRuneInString(text[i:])
-		if !unicode.IsSpace(r) {
-			break
-		}
-		i += size
-	}
-	return i
+	return limit
 }
 
 // stream is one range over TranslateStream: its segments, the workers translating them and
@@ -163,7 +134,7 @@ type segmentDone struct {
 }
 
 func newStream(ctx context.Context, c *Client, req Request) *stream {
-	s := &stream{c: c, req: req, doc: splitDocument(req.Text), conc: c.batchConc,
+	s := &stream{c: c, req: req, doc: splitDocument(req.Text, streamLimit(c.cfg.Load())), conc: c.batchConc,
 		poke: make(chan struct{}, 1)}
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	n := len(s.doc.Parts)

@@ -57,9 +57,11 @@ func streamBench(b *testing.B, latency time.Duration, f func(c *translate.Client
 	b.ReportMetric(float64(total.Nanoseconds())/n/benchDocSegments, "ns/segment")
 }
 
-// benchClientOn is a Client on e alone, closed when the benchmark ends.
+// benchClientOn is a Client on e alone, closed when the benchmark ends. The engine takes
+// 10 code points a call (perParagraph), so that every paragraph of the document is a
+// segment of its own, as before short paragraphs were merged.
 func benchClientOn(b *testing.B, e translate.Engine, opts ...translate.Option) *translate.Client {
-	c, err := translate.New(append([]translate.Option{translate.WithSeed(1), translate.WithEngine(e, translate.Profile{})}, opts...)...)
+	c, err := translate.New(append([]translate.Option{translate.WithSeed(1), translate.WithEngine(e, perParagraph)}, opts...)...)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -88,6 +88,10 @@ func parts(n int) string {
 	return strings.Join(ps, "\n\n")
 }
 
+// perParagraph is the Profile of the engines of the tests on parts: a call takes at most
+// 10 code points, so that every paragraph of parts ("Part 123.") is a segment of its own.
+var perParagraph = translate.Profile{MaxChars: 10}
+
 // partText is paragraph i of parts: "Part i.".
 func partText(i int) string { return fmt.Sprintf("Part %d.", i) }
 
@@ -142,8 +146,8 @@ func TestStreamJoinsToTheDocumentWithItsLayout(t *testing.T) {
 			}
 		}
 	}
-	if n := len(finals(chs)); n != 7 { // Title, two lines, Second, the long paragraph in 4 (3 × 999 + 8)
-		t.Errorf("%d segments, want 7", n)
+	if n := len(finals(chs)); n != 5 { // the short paragraphs merged into one, the long one in 4
+		t.Errorf("%d segments, want 5", n)
 	}
 	for i, ch := range finals(chs) {
 		if ch.Segment != i || ch.Engine != "upper" {
@@ -173,7 +177,7 @@ func TestStreamYieldsInSourceOrderAsSoonAsReady(t *testing.T) {
 				return ctx.Err()
 			}
 		}))
-		c := newClient(t, translate.WithEngine(eng, translate.Profile{}), translate.WithBatchConcurrency(4))
+		c := newClient(t, translate.WithEngine(eng, perParagraph), translate.WithBatchConcurrency(4))
 		items := pump(c.TranslateStream(context.Background(), req(parts(4))))
 		want := func(i int) {
 			t.Helper()
@@ -274,7 +278,7 @@ func TestStreamTranslatesSeveralAtOnceBounded(t *testing.T) {
 				return ctx.Err()
 			}
 		}))
-		c := newClient(t, translate.WithEngine(eng, translate.Profile{}), translate.WithBatchConcurrency(conc))
+		c := newClient(t, translate.WithEngine(eng, perParagraph), translate.WithBatchConcurrency(conc))
 		items := pump(c.TranslateStream(context.Background(), req(parts(40))))
 		synctest.Wait()
 		if s, n := f.started.Load(), f.now.Load(); s != conc || n != conc {
@@ -324,7 +328,7 @@ func stopping(t *testing.T, stop func(seq iter.Seq2[translate.Chunk, error], can
 				return ctx.Err()
 			}
 		}))
-		c := newClient(t, translate.WithEngine(eng, translate.Profile{Timeout: time.Minute}), translate.WithBatchConcurrency(4))
+		c := newClient(t, translate.WithEngine(eng, translate.Profile{Timeout: time.Minute, MaxChars: 10}), translate.WithBatchConcurrency(4))
 		before := goleak.IgnoreCurrent() // the Client's own goroutines
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
@@ -471,7 +475,7 @@ func TestStreamPartialOnlyForTheHead(t *testing.T) {
 			<-releaseB
 		}
 	}}
-	c := newClient(t, translate.WithEngine(llm, translate.Profile{}))
+	c := newClient(t, translate.WithEngine(llm, perParagraph))
 	items := pump(c.TranslateStream(context.Background(), req("Alpha.\n\nBeta.")))
 	<-bSent
 	close(releaseA)
@@ -566,7 +570,7 @@ func TestStreamEngineIgnoringContext(t *testing.T) {
 		once.Do(func() { close(started) })
 		<-hold // ignores ctx
 	}}
-	c := newClient(t, translate.WithEngine(deaf, translate.Profile{}), translate.WithBatchConcurrency(2))
+	c := newClient(t, translate.WithEngine(deaf, perParagraph), translate.WithBatchConcurrency(2))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var errs []error
@@ -590,7 +594,7 @@ func TestStreamEngineIgnoringContext(t *testing.T) {
 // translated before, costs no call.
 func TestStreamCachePerSegment(t *testing.T) {
 	eng := fake.New("e")
-	c := newClient(t, translate.WithEngine(eng, translate.Profile{}), translate.WithCache(100, time.Hour), translate.WithBatchConcurrency(1))
+	c := newClient(t, translate.WithEngine(eng, perParagraph), translate.WithCache(100, time.Hour), translate.WithBatchConcurrency(1))
 	if _, err := c.Translate(context.Background(), req("Known.")); err != nil {
 		t.Fatal(err)
 	}
@@ -614,7 +618,7 @@ func TestStreamBudgetPerSegment(t *testing.T) {
 	c := newClient(t, translate.WithClock(newClock()), translate.WithBudget(translate.Budget{Daily: 2}),
 		translate.WithBatchConcurrency(1),
 		// 10 characters at 100 000 per million: 1 credit a segment.
-		translate.WithEngine(eng, translate.Profile{CostPerMillion: 100_000}))
+		translate.WithEngine(eng, translate.Profile{CostPerMillion: 100_000, MaxChars: 10}))
 	r := req("Segment 0.\n\nSegment 1.\n\nSegment 2.\n\nSegment 3.")
 	r.Priority = translate.PriorityHigh
 	var got []item
@@ -635,7 +639,7 @@ func TestStreamQuotaPerSegment(t *testing.T) {
 	a, b := fake.New("a"), fake.New("b")
 	c := newClient(t, sharp, translate.WithClock(newClock()), translate.WithBatchConcurrency(1),
 		// Each segment is 10 code points: a's quota covers two.
-		translate.WithEngine(a, translate.Profile{Quality: 100, Quota: 25}),
+		translate.WithEngine(a, translate.Profile{Quality: 100, Quota: 25, MaxChars: 10}),
 		translate.WithEngine(b, secondary))
 	chs, err := collect(c.TranslateStream(context.Background(), req("Segment 0.\n\nSegment 1.\n\nSegment 2.\n\nSegment 3.")))
 	if err != nil {
@@ -666,7 +670,7 @@ func TestStreamAttemptBudgetPerSegment(t *testing.T) {
 			}
 		}}
 		streamers = append(streamers, s)
-		opts = append(opts, translate.WithEngine(s, translate.Profile{}))
+		opts = append(opts, translate.WithEngine(s, perParagraph))
 	}
 	c := newClient(t, opts...)
 	chs, err := collect(c.TranslateStream(context.Background(), req("First part.\n\nSecond part.")))
@@ -695,7 +699,7 @@ func TestStreamSegmentErrorEnds(t *testing.T) {
 		}
 		return "[es] " + text
 	}))
-	c := newClient(t, translate.WithEngine(eng, translate.Profile{}), translate.WithBatchConcurrency(1))
+	c := newClient(t, translate.WithEngine(eng, translate.Profile{MaxChars: 20}), translate.WithBatchConcurrency(1))
 	var got []item
 	for ch, err := range c.TranslateStream(context.Background(), req("First part here.\n\nSecond part here.\n\nThird part here.")) {
 		got = append(got, item{ch, err})
@@ -707,7 +711,7 @@ func TestStreamSegmentErrorEnds(t *testing.T) {
 
 func TestStreamRequestIDPerSegment(t *testing.T) {
 	eng := fake.New("e")
-	c := newClient(t, translate.WithEngine(eng, translate.Profile{}))
+	c := newClient(t, translate.WithEngine(eng, perParagraph))
 	r := req(parts(3))
 	r.RequestID = "doc-7"
 	if _, err := collect(c.TranslateStream(context.Background(), r)); err != nil {
@@ -725,7 +729,7 @@ func TestStreamRequestIDPerSegment(t *testing.T) {
 
 func TestStreamRefusesBeforeTranslating(t *testing.T) {
 	eng := fake.New("e")
-	c := newClient(t, translate.WithEngine(eng, translate.Profile{}))
+	c := newClient(t, translate.WithEngine(eng, perParagraph))
 	noTarget := req("Hello.")
 	noTarget.Target = ""
 	for name, tc := range map[string]struct {
@@ -769,7 +773,7 @@ func (nilStreamer) TranslateStream(context.Context, *translate.EngineRequest) it
 
 // A StreamEngine that returns no stream is bad output, named.
 func TestStreamNilStream(t *testing.T) {
-	c := newClient(t, translate.WithEngine(nilStreamer{}, translate.Profile{}))
+	c := newClient(t, translate.WithEngine(nilStreamer{}, perParagraph))
 	_, err := collect(c.TranslateStream(context.Background(), req("Hello world.")))
 	var te *translate.Error
 	if !errors.As(err, &te) || len(te.Attempts) != 1 || translate.KindOf(te.Attempts[0].Err) != translate.KindBadOutput ||

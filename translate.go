@@ -305,6 +305,9 @@ func (c *Client) run(ctx context.Context, r *request, b *resultBuf, stale *cache
 	sc.part[0] = r.Text
 	sc.j = job{split: segment.Segments{Parts: sc.part[:], Seps: sc.sep[:]}, out: sc.out[:0], by: sc.eng[:0]}
 	w.j = &sc.j
+	if res, err, long := w.runLong(res); long {
+		return res, err
+	}
 	err := w.run()
 	res.Attempts = w.attempts
 	if err != nil {

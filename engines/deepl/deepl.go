@@ -79,8 +79,9 @@ const (
 	MaxTexts = 50
 	// MaxRequestBytes is the most bytes one request body may have (128 KiB).
 	MaxRequestBytes = 128 << 10
-	// MaxChars is the per-text limit reported in Profile: DeepL limits the request body
-	// (128 KiB), not characters; 30 000 characters stay under it even for CJK text.
+	// MaxChars is the per-call limit (all texts together) reported in Profile: DeepL limits
+	// the request body (128 KiB), not characters; 30 000 characters stay under it even for
+	// CJK text.
 	MaxChars = 30000
 )
 
@@ -244,9 +245,17 @@ func (e *Engine) Translate(ctx context.Context, req *translate.EngineRequest) (*
 		for i, t := range tr.Translations {
 			res.Texts[idx[i]] = t.Text
 			res.BilledChars += t.BilledCharacters
-			if res.Source == language.Und && t.DetectedSourceLanguage != "" {
-				res.Source = parseCode(t.DetectedSourceLanguage)
+			if t.DetectedSourceLanguage == "" {
+				continue
 			}
+			src := parseCode(t.DetectedSourceLanguage)
+			if res.Source == language.Und {
+				res.Source = src
+			}
+			if res.Sources == nil {
+				res.Sources = make([]language.Tag, len(req.Texts))
+			}
+			res.Sources[idx[i]] = src // each text's own
 		}
 	}
 	return res, nil

@@ -206,7 +206,8 @@ func TestRecordedResponse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &translate.EngineResult{Texts: []string{"Hallo, Welt!", "Protonenstrahl"}, Source: language.English, BilledChars: 24}
+	want := &translate.EngineResult{Texts: []string{"Hallo, Welt!", "Protonenstrahl"}, Source: language.English,
+		Sources: []language.Tag{language.English, language.English}, BilledChars: 24}
 	if diff := cmp.Diff(want, res, cmp.Comparer(func(a, b language.Tag) bool { return a == b })); diff != "" {
 		t.Errorf("result (-want +got):\n%s", diff)
 	}

@@ -31,9 +31,6 @@ const apiVersion = "3.0"
 const (
 	maxTexts = 1000  // elements of the body array
 	maxChars = 50000 // characters of all elements together (times the targets; we send one)
-	// profileTexts is the batch Profile advertises: large enough to batch, small enough
-	// that one slow call does not hold many segments.
-	profileTexts = 100
 )
 
 // Option configures an Engine made by New.
@@ -157,7 +154,7 @@ func (e *Engine) Profile() translate.Profile {
 		CostPerMillion: 10,
 		Timeout:        10 * time.Second,
 		MaxChars:       maxChars,
-		MaxTexts:       profileTexts,
+		MaxTexts:       maxTexts,
 		Region:         e.geography,
 	}
 }
@@ -266,10 +263,17 @@ func (e *Engine) Translate(ctx context.Context, req *translate.EngineRequest) (*
 				return nil, e.errorf(translate.KindBadOutput, "vendor returned no translation for a text")
 			}
 			res.Texts[b.slots[j]] = it.Translations[0].Text
-			if res.Source == language.Und && it.DetectedLanguage != nil {
-				if t, perr := language.Parse(it.DetectedLanguage.Language); perr == nil {
+			if it.DetectedLanguage == nil {
+				continue
+			}
+			if t, perr := language.Parse(it.DetectedLanguage.Language); perr == nil {
+				if res.Source == language.Und {
 					res.Source = t
 				}
+				if res.Sources == nil {
+					res.Sources = make([]language.Tag, len(req.Texts))
+				}
+				res.Sources[b.slots[j]] = t // each text's own
 			}
 		}
 		if n, perr := strconv.ParseInt(strings.TrimSpace(resp.Header.Get("X-Metered-Usage")), 10, 64); perr == nil && n > 0 {

@@ -26,7 +26,7 @@ func TestConformance(t *testing.T) {
 		},
 		ErrorKinds: errorKinds(),
 		Secrets:    []string{testKey},
-		MaxTexts:   profileTexts,
+		MaxTexts:   maxTexts,
 	})
 }
 
@@ -74,6 +74,12 @@ func TestRequest(t *testing.T) {
 			if res.Source != wantSrc {
 				t.Errorf("Source = %v, want %v", res.Source, wantSrc)
 			}
+			if tt.src == language.Und { // each text's detected source (TranslateBatch reports it per item)
+				if diff := cmp.Diff([]language.Tag{language.English, language.Und, language.English}, res.Sources,
+					cmp.Comparer(func(a, b language.Tag) bool { return a == b })); diff != "" {
+					t.Errorf("Sources (-want +got):\n%s", diff)
+				}
+			}
 			reqs := s.requests()
 			if len(reqs) != 1 {
 				t.Fatalf("%d requests", len(reqs))
@@ -112,6 +118,7 @@ func TestRecorded(t *testing.T) {
 	want := &translate.EngineResult{
 		Texts:       []string{"Hola Mundo", `Buenos días, "amigos" & <vecinos>`},
 		Source:      language.English,
+		Sources:     []language.Tag{language.English, language.English},
 		BilledChars: 48,
 	}
 	if diff := cmp.Diff(want, res, cmp.Comparer(func(a, b language.Tag) bool { return a == b })); diff != "" {
@@ -370,7 +377,7 @@ func TestNew(t *testing.T) {
 		t.Error("http.DefaultClient used")
 	}
 	p := e.Profile()
-	if p.MaxTexts != 100 || p.MaxChars != 50000 || p.CostPerMillion != 10 || p.Quality != 84 {
+	if p.MaxTexts != 1000 || p.MaxChars != 50000 || p.CostPerMillion != 10 || p.Quality != 84 {
 		t.Errorf("Profile = %+v", p)
 	}
 	var _ translate.LanguageSupporter = e

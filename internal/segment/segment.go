@@ -23,7 +23,8 @@ type Segments struct {
 // Split cuts text into parts of at most max code points; max <= 0 means no limit. Each
 // part is as long as possible, and cut at the best break in reach, preferring, in order:
 //
-//  1. paragraph breaks: whitespace containing a newline;
+//  1. paragraph breaks: whitespace holding a blank line (two newlines), then whitespace
+//     holding one newline;
 //  2. sentence ends: . ! ? … followed by whitespace, and the CJK 。！？；．｡ with or without
 //     whitespace after, each with any closing quotes or brackets that follow;
 //  3. clause marks: , ; : followed by whitespace, and the CJK ，、：；
@@ -115,7 +116,8 @@ func skipSpace(text string, i int) int {
 
 // Break levels, best first.
 const (
-	levelParagraph = iota
+	levelBlank = iota // white space holding a blank line
+	levelParagraph
 	levelSentence
 	levelClause
 	levelSpace
@@ -142,21 +144,19 @@ func cut(text string, pos, window int) int {
 		}
 		switch {
 		case unicode.IsSpace(r):
-			k, newline := i, false
+			k, newlines := i, 0
 			for k < len(text) {
 				r2, size2 := utf8.DecodeRuneInString(text[k:])
 				if !unicode.IsSpace(r2) {
 					break
 				}
-				newline = newline || r2 == '\n'
+				if r2 == '\n' {
+					newlines++
+				}
 				k += size2
 			}
 			if !inSpan(i) {
-				if newline {
-					best[levelParagraph] = i
-				} else {
-					best[levelSpace] = i
-				}
+				best[spaceLevel(newlines)] = i
 			}
 			i = k
 			continue
@@ -191,6 +191,17 @@ func cut(text string, pos, window int) int {
 		return hard
 	}
 	return c
+}
+
+// spaceLevel is the break level of white space holding n newlines.
+func spaceLevel(n int) int {
+	switch {
+	case n >= 2:
+		return levelBlank
+	case n == 1:
+		return levelParagraph
+	}
+	return levelSpace
 }
 
 // afterPunct returns the index after the run of sentence punctuation and closers starting at

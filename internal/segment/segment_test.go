@@ -273,3 +273,18 @@ func BenchmarkSplit(b *testing.B) {
 		Split(text, 500)
 	}
 }
+
+// A blank line is a better break than a single line break, and tiny paragraphs merge into
+// parts of up to max code points.
+func TestSplitPrefersBlankLinesAndMerges(t *testing.T) {
+	got := Split("One two.\n\nThree\nfour five", 20)
+	want := Segments{Parts: []string{"One two.", "Three\nfour five"}, Seps: []string{"\n\n", ""}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Split mismatch (-want +got):\n%s", diff)
+	}
+	tiny := strings.Repeat("x\n\n\n", 1000) // 4,000 code points
+	s := Split(tiny, 1000)
+	if len(s.Parts) != 4 {
+		t.Errorf("1,000 tiny paragraphs split at 1,000 code points: %d parts, want 4", len(s.Parts))
+	}
+}
