@@ -2,6 +2,7 @@ package eval
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -115,16 +116,11 @@ type runner struct {
 	spent float64
 }
 
-// run sends todo to the workers and collects their outputs until all are done or it must
-// stop.
+// run has n workers translate todo, fed in order, and collects their outputs; after an
+// error of collect or the end of ctx it feeds no more and waits for those in flight.
 func (r *runner) run(ctx context.Context, todo []job) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	n := r.cfg.Concurrency
-	if n == 0 {
-		n = 4
-	}
-	jobs, outs := make(chan job), make(chan Output, n)
+	n := cmp.Or(r.cfg.Concurrency, 4)
+	jobs, outs, stop := make(chan job), make(chan Output, n), make(chan struct{})
 	var wg sync.WaitGroup
 	for range n {
 		wg.Go(func() {
@@ -134,36 +130,27 @@ func (r *runner) run(ctx context.Context, todo []job) error {
 		})
 	}
 	go func() { wg.Wait(); close(outs) }()
+	go func() {
+		defer close(jobs)
+		for _, j := range todo {
+			select {
+			case jobs <- j:
+			case <-stop:
+				return
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
 	var err error
-	next, inFlight := 0, 0
-	for next < len(todo) || inFlight > 0 {
-		var send chan job
-		if err == nil && next < len(todo) {
-			send = jobs
-		}
-		var j job
-		if send != nil {
-			j = todo[next]
-		}
-		select {
-		case send <- j:
-			next++
-			inFlight++
-		case o := <-outs:
-			inFlight--
-			if e := r.collect(o); e != nil && err == nil {
-				err = e
-				next = len(todo) // start nothing more; wait for those in flight
-			}
-		case <-ctx.Done():
-			if err == nil {
-				err = ctx.Err()
-			}
-			next = len(todo) // start nothing more; wait for those in flight
+	for o := range outs {
+		if e := r.collect(o); e != nil && err == nil {
+			err = e
+			close(stop)
 		}
 	}
-	close(jobs)
-	for range outs { // the workers are done: outs closes at once
+	if err == nil {
+		err = ctx.Err()
 	}
 	return err
 }
