@@ -45,16 +45,7 @@ func TestRunSimulated(t *testing.T) {
 	if !strings.Contains(errw.String(), "144/144") || !strings.Contains(errw.String(), "no Apertium") {
 		t.Errorf("stderr = %q, want the progress to 144/144 and the note on simulated engines", errw.String())
 	}
-	var r eval.Report
-	if data, err := os.ReadFile(filepath.Join(dir, "r.json")); err != nil || json.Unmarshal(data, &r) != nil || len(r.Scores) != 24 {
-		t.Errorf("r.json: %d scores (%v), want 24", len(r.Scores), err)
-	}
-	if data, err := os.ReadFile(filepath.Join(dir, "c.svg")); err != nil || !bytes.HasPrefix(data, []byte("<svg")) {
-		t.Errorf("c.svg: %.40q (%v)", data, err)
-	}
-	if data, err := os.ReadFile(filepath.Join(dir, "q.json")); err != nil || !bytes.Contains(data, []byte(`"pair_quality"`)) {
-		t.Errorf("q.json: %s (%v)", data, err)
-	}
+	checkFiles(t, dir)
 	errw.Reset()
 	out.Reset()
 	if err := run(t.Context(), a, env(map[string]string{"APERTIUM_LOCAL": "off"}), &out, &errw); err != nil {
@@ -65,6 +56,21 @@ func TestRunSimulated(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "  en-es          *  reference     24       0  100.00  100.00") {
 		t.Errorf("the resumed run's table:\n%s", out.String())
+	}
+}
+
+// checkFiles checks the report, chart and figures written in dir.
+func checkFiles(t *testing.T, dir string) {
+	t.Helper()
+	var r eval.Report
+	if data, err := os.ReadFile(filepath.Join(dir, "r.json")); err != nil || json.Unmarshal(data, &r) != nil || len(r.Scores) != 24 {
+		t.Errorf("r.json: %d scores (%v), want 24", len(r.Scores), err)
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "c.svg")); err != nil || !bytes.HasPrefix(data, []byte("<svg")) {
+		t.Errorf("c.svg: %.40q (%v)", data, err)
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "q.json")); err != nil || !bytes.Contains(data, []byte(`"pair_quality"`)) {
+		t.Errorf("q.json: %s (%v)", data, err)
 	}
 }
 
