@@ -10,7 +10,7 @@ import (
 // case kept, effective-order averaging. A ChrF is a value; safe for concurrent use.
 type ChrF struct {
 	CharOrder int // character n-gram order; 0 means 6; at most 32
-	Beta      int // recall weighs Beta times precision; 0 means 2; at most 16
+	Beta      int // recall weighs Beta times as much as precision; 0 means 2; 1..16
 	// Whitespace keeps whitespace inside the character n-grams; default false (removed).
 	Whitespace bool
 	Lowercase  bool // compare lowercased text; default false

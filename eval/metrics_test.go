@@ -294,3 +294,11 @@ func TestBLEUSacrebleuSentenceCases(t *testing.T) {
 		}
 	}
 }
+
+// sacrebleu's README (github.com/mjpost/sacrebleu, README.md, "Using SacreBLEU from
+// Python"): the default chrF2 of the example is 59.73 (and its BLEU 48.53, checked above).
+func TestSacrebleuReadmeCases(t *testing.T) {
+	if got := (ChrF{}).Corpus(bleuHyps, streams(bleuRefs)); math.Abs(got-59.73) > 0.005 {
+		t.Errorf("chrF2 = %.4f, want 59.73 (sacrebleu README)", got)
+	}
+}

@@ -184,7 +184,7 @@ func (r *runner) one(ctx context.Context, j job) Output {
 		defer cancel()
 	}
 	res, err := r.t.Translate(rctx, translate.Request{Text: j.item.Text, Source: j.item.Source, Target: j.item.Target,
-		Scene: scene, Engine: j.engine, NoCache: true, Priority: translate.PriorityHigh})
+		Scene: scene, Engine: j.engine, NoCache: true, Priority: translate.PriorityHigh}) // high: no rule keeps it from a premium engine
 	if err != nil {
 		o.Err = err.Error()
 		return o

@@ -108,8 +108,8 @@ func TestRunScoresEngines(t *testing.T) {
 	}
 }
 
-// Requests are pinned to each engine and bypass the cache; a failing engine's items are
-// errors in the report, not in Run.
+// Requests are pinned to each engine and bypass the Client's cache (on by default); a
+// failing engine's items are errors in the report, not in Run.
 func TestRunPinsAndCountsErrors(t *testing.T) {
 	set := smallSet(3)
 	down := fake.New("down")
@@ -129,7 +129,13 @@ func TestRunPinsAndCountsErrors(t *testing.T) {
 		t.Errorf("down on en-es: %+v, want 3 errors of 3 items", s)
 	}
 	if up.Calls() != len(set) {
-		t.Errorf("up answered %d calls, want %d (each item once, nothing cached, nothing failed over)", up.Calls(), len(set))
+		t.Errorf("up answered %d calls, want %d (each item once, nothing failed over)", up.Calls(), len(set))
+	}
+	if _, err := Run(t.Context(), c, set, Config{Engines: []string{"up"}}); err != nil {
+		t.Fatal(err)
+	}
+	if up.Calls() != 2*len(set) {
+		t.Errorf("after a second run up answered %d calls, want %d (the Client's cache is bypassed)", up.Calls(), 2*len(set))
 	}
 	if _, ok := r.PairQuality(MetricChrF)["down"]; ok {
 		t.Error("PairQuality has figures for an engine that answered nothing")
