@@ -13,7 +13,7 @@
 //
 //	go run ./examples/eval
 //	go run ./examples/eval -svg chart.svg -json report.json -quality quality.json
-//	go run ./examples/eval -config translate.json -set my-set.tsv -results run.jsonl -max-cost 2
+//	go run ./examples/eval -config translate.json -set my-set.tsv -results run.jsonl -max-cost 2 -apply measured.json
 //	JUDGE_API_KEY=... go run ./examples/eval -judge-url https://api.openai.com/v1 -judge-model gpt-4o-mini -judge-budget 0.5 -judge-price 0.6
 package main
 
@@ -28,6 +28,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fanyi-go/translate"
 	"github.com/fanyi-go/translate/eval"
 )
 
@@ -39,6 +40,7 @@ type args struct {
 	maxCost                  float64
 	timeout                  time.Duration
 	jsonOut, svgOut, qualOut string
+	apply                    string
 	metric                   string
 	judgeURL, judgeModel     string
 	judgeBudget, judgePrice  float64
@@ -56,6 +58,7 @@ func parseArgs(fs *flag.FlagSet, argv []string) (args, error) {
 	fs.StringVar(&a.jsonOut, "json", "", "write the report as JSON to this file")
 	fs.StringVar(&a.svgOut, "svg", "", "write a chart (engines by language pair) to this SVG file")
 	fs.StringVar(&a.qualOut, "quality", "", "write the quality figures (pair_quality per engine) to this file")
+	fs.StringVar(&a.apply, "apply", "", "with -config: write the configuration, each measured engine's pair_quality replaced by the figures, to this file")
 	fs.StringVar(&a.metric, "metric", "chrf", "metric of the quality figures and the chart: chrf, bleu or judge")
 	fs.StringVar(&a.judgeURL, "judge-url", "", "OpenAI-compatible API base of a judge model (key in JUDGE_API_KEY)")
 	fs.StringVar(&a.judgeModel, "judge-model", "", "the judge's model")
@@ -71,6 +74,9 @@ func parseArgs(fs *flag.FlagSet, argv []string) (args, error) {
 	case eval.MetricChrF, eval.MetricBLEU, eval.MetricJudge:
 	default:
 		return a, fmt.Errorf("-metric %q: want chrf, bleu or judge", a.metric)
+	}
+	if a.apply != "" && a.config == "" {
+		return a, errors.New("-apply needs -config")
 	}
 	if (a.judgeURL == "") != (a.judgeModel == "") {
 		return a, errors.New("-judge-url and -judge-model go together")
@@ -188,9 +194,28 @@ func writeFiles(a args, r *eval.Report, fig []byte) error {
 		}
 	}
 	if a.qualOut != "" {
-		return os.WriteFile(a.qualOut, append(fig, '\n'), 0o644)
+		if err := os.WriteFile(a.qualOut, append(fig, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	if a.apply != "" {
+		return applyTo(a, r)
 	}
 	return nil
+}
+
+// applyTo writes -config with the figures loaded into its engines' profiles to -apply.
+func applyTo(a args, r *eval.Report) error {
+	cfg, err := translate.LoadConfig(a.config)
+	if err != nil {
+		return err
+	}
+	r.Apply(cfg, eval.Metric(a.metric))
+	data, err := cfg.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(a.apply, append(data, '\n'), 0o644)
 }
 
 // progress draws a progress bar on one terminal line.

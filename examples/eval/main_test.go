@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/fanyi-go/translate"
 	"github.com/fanyi-go/translate/eval"
 )
 
@@ -79,5 +80,31 @@ func TestArgs(t *testing.T) {
 		if _, err := parseArgs(flag.NewFlagSet("eval", flag.ContinueOnError), bad); err == nil {
 			t.Errorf("parseArgs(%q) accepted", bad)
 		}
+	}
+}
+
+// With -config and -apply the configuration comes back with the measured pair_quality.
+func TestApplyToConfig(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "translate.json")
+	doc := `{"engines":[{"name":"fa","type":"fake"},{"name":"fb","type":"fake","profile":{"quality":70}}]}`
+	if err := os.WriteFile(cfg, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "measured.json")
+	a, err := parseArgs(flag.NewFlagSet("eval", flag.ContinueOnError), []string{"-config", cfg, "-engines", "fb", "-apply", out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, errw bytes.Buffer
+	if err := run(t.Context(), a, env(nil), &stdout, &errw); err != nil {
+		t.Fatalf("run: %v\n%s", err, errw.String())
+	}
+	c, err := translate.LoadConfig(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pq := c.Engines[1].Profile.PairQuality; len(pq) != 9 || c.Engines[1].Profile.Quality != 70 || c.Engines[0].Profile.PairQuality != nil {
+		t.Errorf("measured config: fa %+v, fb %+v; want fb's quality kept and 9 pair_quality figures, fa untouched", c.Engines[0].Profile, c.Engines[1].Profile)
 	}
 }
