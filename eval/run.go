@@ -120,7 +120,9 @@ type runner struct {
 // error of collect or the end of ctx it feeds no more and waits for those in flight.
 func (r *runner) run(ctx context.Context, todo []job) error {
 	n := cmp.Or(r.cfg.Concurrency, 4)
-	jobs, outs, stop := make(chan job), make(chan Output, n), make(chan struct{})
+	// outs is unbuffered: a worker takes its next job only once its output is collected,
+	// so no more than n requests are ever in flight or done and not yet counted.
+	jobs, outs, stop := make(chan job), make(chan Output), make(chan struct{})
 	var wg sync.WaitGroup
 	for range n {
 		wg.Go(func() {

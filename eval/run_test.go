@@ -222,13 +222,14 @@ func TestRunBoundsConcurrencyAndCost(t *testing.T) {
 	if p := peak.Load(); p != 3 {
 		t.Errorf("peak in flight = %d, want 3 (Concurrency 3)", p)
 	}
-	// The output that reached the cap and the two others in flight then may pass it.
+	// The output that reached the cap passes it, and so may the requests then in flight:
+	// at most Concurrency.
 	maxItem := 0.0
 	for _, it := range set {
 		maxItem = max(maxItem, float64(len([]rune(it.Text)))*10000/1e6)
 	}
-	if len(outs) == len(set) || spent < 1 || spent > 1+3*maxItem {
-		t.Errorf("%d of %d outputs, %.3f credits spent; want a stop past the cap of 1 by at most 3 items (%.3f)", len(outs), len(set), spent, 3*maxItem)
+	if len(outs) == len(set) || spent < 1 || spent > 1+4*maxItem {
+		t.Errorf("%d of %d outputs, %.3f credits spent; want a stop past the cap of 1 by at most 4 items (%.3f)", len(outs), len(set), spent, 4*maxItem)
 	}
 }
 
