@@ -16,9 +16,16 @@
 //
 // # Running a set
 //
-// Run sends every item of a Set to every engine named, through a Translator (a
+// Run sends every item of a set ([]Item, from ReadSet or ApertiumSet) to every engine
+// named, through a Translator (a
 // *translate.Client: every request is pinned to one engine, uncached, so the Client's rate
 // limits, quotas, breakers and budget apply as in production), with bounded concurrency,
 // a cost cap of its own, progress through a callback, and an optional results file that a
 // later Run resumes from.
+//
+// # Reporting
+//
+// NewReport scores the outputs per engine, pair and scene; a Report writes a table
+// (WriteTable), JSON, an SVG chart (WriteSVG), and the figures for Profile.PairQuality in
+// a configuration file's form (ConfigJSON), or loads them into a translate.Config (Apply).
 package eval

@@ -15,7 +15,7 @@ import (
 // AllScenes is the Scene of a Score over every scene of its pair.
 const AllScenes = "*"
 
-// Score is one engine's scores on one language pair and scene of a set.
+// Score is one engine's scores on one language pair and scene of a set. A plain value.
 type Score struct {
 	Engine string  `json:"engine"`
 	Pair   string  `json:"pair"`  // "en-es"
@@ -31,7 +31,8 @@ type Score struct {
 }
 
 // Report is a run's scores: per engine, pair and scene, and per engine and pair over all
-// scenes (Scene AllScenes), sorted by pair, scene (AllScenes first), then engine.
+// scenes (Scene AllScenes), sorted by pair, scene (AllScenes first), then engine. A plain
+// value, safe to read from several goroutines; build one with NewReport.
 type Report struct {
 	Engines []string `json:"engines"`
 	Scores  []Score  `json:"scores"`

@@ -14,13 +14,14 @@ import (
 	"github.com/fanyi-go/translate"
 )
 
-// Translator translates one request: a *translate.Client.
+// Translator translates one request: a *translate.Client. Run calls it from several
+// goroutines at once.
 type Translator interface {
 	Translate(ctx context.Context, req translate.Request) (*translate.Result, error)
 }
 
 // Output is one engine's answer to one item of a set: what a results file holds, one JSON
-// object per line.
+// object per line. A plain value.
 type Output struct {
 	Item    string        `json:"item"`   // Item.ID
 	Engine  string        `json:"engine"` // the engine asked
@@ -33,7 +34,8 @@ type Output struct {
 	Judge *float64 `json:"judge,omitempty"`
 }
 
-// Config configures Run. Zero fields mean the default written beside them.
+// Config configures Run. Zero fields mean the default written beside them; Engines is
+// required.
 type Config struct {
 	Engines     []string // engine names to evaluate, as the Translator knows them; required
 	Concurrency int      // items in flight at once; 0 means 4; 1..64

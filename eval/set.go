@@ -13,7 +13,8 @@ import (
 	"github.com/fanyi-go/translate/internal/lang"
 )
 
-// Item is one entry of an evaluation set: a source text and one or more references.
+// Item is one entry of an evaluation set: a source text and one or more references. A plain
+// value; the zero Item is not valid (ReadSet checks items).
 type Item struct {
 	ID     string   `json:"id,omitempty"`    // unique in its set; ReadSet numbers items without one
 	Source string   `json:"source"`          // source language, such as "en" or "zh-Hant"
