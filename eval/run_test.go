@@ -43,7 +43,7 @@ func TestReadSetForms(t *testing.T) {
 		t.Errorf("JSON lines (-want +got):\n%s", diff)
 	}
 	want[0].ID, want[1].ID = "L2", "L4"
-	if got, err = ReadSet(strings.NewReader(tsv)); err != nil {
+	if got, err = ReadSet(strings.NewReader("\ufeff" + tsv)); err != nil { // a byte order mark is dropped
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -95,8 +95,12 @@ func ReadSet(r io.Reader) ([]Item, error) {
 	return items, nil
 }
 
-// firstNonSpace peeks at the first byte that is not white space (0 for an empty input).
+// firstNonSpace drops a UTF-8 byte order mark and peeks at the first byte that is not
+// white space (0 for an empty input).
 func firstNonSpace(br *bufio.Reader) (byte, error) {
+	if b, err := br.Peek(3); err == nil && string(b) == "\ufeff" {
+		br.Discard(3)
+	}
 	for i := 1; ; i++ {
 		b, err := br.Peek(i)
 		if errors.Is(err, io.EOF) || errors.Is(err, bufio.ErrBufferFull) {
@@ -105,7 +109,7 @@ func firstNonSpace(br *bufio.Reader) (byte, error) {
 		if err != nil {
 			return 0, fmt.Errorf("eval: reading the set: %w", err)
 		}
-		if c := b[i-1]; !bytes.ContainsRune([]byte(" \t\r\n\ufeff"), rune(c)) {
+		if c := b[i-1]; bytes.IndexByte([]byte(" \t\r\n"), c) < 0 {
 			return c, nil
 		}
 	}
