@@ -147,3 +147,34 @@ func TestPairQualityAllocatesNothing(t *testing.T) {
 		t.Errorf("a miss with PairQuality allocates %.2f times, want 1", got)
 	}
 }
+
+// Reconfigure brings in new figures: an evaluation's pair_quality loaded into the running
+// configuration moves a pair's traffic at the next request.
+func TestPairQualityReconfigure(t *testing.T) {
+	all.Register()
+	parse := func(doc string) *translate.Config {
+		cfg, err := translate.ParseConfig([]byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg
+	}
+	c := newClient(t, translate.WithClock(newClock()),
+		translate.WithConfig(parse(`{"engines":[{"name":"a","type":"fake"},{"name":"b","type":"fake"}]}`)),
+		translate.WithoutCache()) // after WithConfig, whose cache section would turn it back on
+	de := func(i int) translate.Request {
+		return translate.Request{Text: fmt.Sprint("text ", i), Source: "en", Target: "de"}
+	}
+	if got := shares(t, c, 2000, de); math.Abs(got["a"]-0.5) > 0.04 {
+		t.Fatalf("before: share of a = %.3f, want 0.5", got["a"])
+	}
+	measured := parse(`{"engines":[{"name":"a","type":"fake","profile":{"pair_quality":{"en-de":95}}},` +
+		`{"name":"b","type":"fake","profile":{"pair_quality":{"en-de":60}}}]}`)
+	if err := c.Reconfigure(measured); err != nil {
+		t.Fatal(err)
+	}
+	want := math.Exp(14/translate.DefaultTemperature) / (1 + math.Exp(14/translate.DefaultTemperature))
+	if got := shares(t, c, 2000, de); math.Abs(got["a"]-want) > 0.04 {
+		t.Errorf("after: share of a = %.3f, want %.3f", got["a"], want)
+	}
+}
