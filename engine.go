@@ -251,6 +251,14 @@ type Profile struct {
 	// Region is where the vendor processes the data: "eu", "us", "cn", ... ("" = global,
 	// unknown). Request.Regions filters on it.
 	Region string
+	// PairQuality is quality (0..100) per language pair, as an evaluation measures it
+	// (package eval writes it): "en-de" from English to German, "*-ja" from any source to
+	// Japanese, "en-*" from English to any target, each optionally for one scene,
+	// "en-de/legal". Each side is a language with an optional script ("zh-Hant"), matched as
+	// Languages are (en-GB is en). The most specific key wins: "en-de/legal", "en-de",
+	// "*-de/legal", "*-de", "en-*/legal", "en-*"; then SceneQuality, then Quality. A request
+	// that detects its source matches only "*-" keys. nil means none.
+	PairQuality map[string]float64
 }
 
 // itoa avoids strconv in String methods of tiny enums.

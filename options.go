@@ -324,7 +324,7 @@ func (p *Profile) validate(prefix string) error {
 			return configError(prefix+"SceneQuality["+s.String()+"]", in100)
 		}
 	}
-	return nil
+	return validatePairQuality(prefix+"PairQuality", p.PairQuality)
 }
 
 // withDefaults returns p with the defaults of its zero fields applied.

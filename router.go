@@ -26,7 +26,8 @@ type engine struct {
 	eng     Engine
 	prof    Profile // defaults applied
 	quality [len(sceneNames)]float64
-	cost    float64 // cost score 0..100
+	pairQ   *pairQuality // nil: no Profile.PairQuality
+	cost    float64      // cost score 0..100
 	langs   *lang.Set
 	limiter *rate.Limiter // nil: unlimited; shared across configurations while RateLimit and Burst stay
 	sem     chan struct{} // nil: unlimited; shared across configurations while MaxConcurrency stays
@@ -354,7 +355,7 @@ func (c *Client) exclude(e *engine, v *view, r *request, now int64, budgetFrac f
 	if why := c.classRule(e, r, budgetFrac); why != reasonNone {
 		return why, false
 	}
-	if !trial && !v.sceneOK[r.Scene] {
+	if !trial && !e.sceneOK(v, r) {
 		if r.Scene == SceneLegal {
 			return reasonLegal, false
 		}
@@ -445,7 +446,7 @@ func (c *Client) filter(r *request, tried *set, s stage, now int64, dst []candid
 		doubt := !e.calm(now, d.scene) || !d.fits(e, v) || !e.langs.Has(d.tgt) || !e.langs.Has(d.src) ||
 			e.unsupported.any.Load()
 		doubts += b2i(doubt)
-		out[n] = candidate{w: v.weight[d.scene], i: int32(i), canary: e.canary, doubt: doubt}
+		out[n] = candidate{w: v.weight[d.scene] * e.pairFactor(d.src, d.tgt, d.scene), i: int32(i), canary: e.canary, doubt: doubt}
 		n++
 	}
 	if doubts > 0 {

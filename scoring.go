@@ -1,9 +1,17 @@
 package translate
 
 import (
+	"cmp"
+	"errors"
+	"maps"
 	"math"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/fanyi-go/translate/internal/lang"
 )
 
 // Weights are the score weights of quality, availability, speed and cost. Each is at most
@@ -375,10 +383,133 @@ func (c *Client) rebuildView(e *engine, v *view) {
 	for s := range sceneNames {
 		v.plain[s] = plain && v.sceneOK[s]
 	}
+	v.plain[SceneLegal] = v.plain[SceneLegal] && (e.pairQ == nil || !e.pairQ.legal) // legalOK judges per pair
 	v.stages = 0
 	for s := stageNormal; s <= stagePaidLast; s++ {
 		if s.in(e, v, nil) {
 			v.stages |= 1 << s
 		}
 	}
+}
+
+// pairQuality is a profile's PairQuality compiled for the router: per pair of language ids
+// (pairKey; 0 stands for "*") the quality per scene it sets, and the factor that takes the
+// engine's weight from its scene quality to it.
+type pairQuality struct {
+	m     map[uint64]*pairEntry
+	legal bool // some entry sets SceneLegal's quality: the legal rule depends on the pair
+}
+
+type pairEntry struct {
+	has    uint8 // bit s: the entry sets scene s
+	q, fac [len(sceneNames)]float64
+}
+
+// quality returns the quality PairQuality gives the pair src->tgt (language ids, 0 for a
+// detected source) in scene: the most specific key wins ("src-tgt", then "*-tgt", then
+// "src-*"; within each, the key with the scene first). ok is false when no key matches.
+// It allocates nothing.
+func (pq *pairQuality) find(src, tgt int, scene Scene) (p *pairEntry, ok bool) {
+	for _, k := range [3]uint64{pairKey(src, tgt), pairKey(0, tgt), pairKey(src, 0)} {
+		if p, ok = pq.m[k]; ok && p.has&(1<<scene) != 0 {
+			return p, true
+		}
+	}
+	return nil, false
+}
+
+// pairFactor is what e's weight in scene is multiplied by for the pair src->tgt: 1 unless
+// PairQuality names the pair.
+func (e *engine) pairFactor(src, tgt int, scene Scene) float64 {
+	if e.pairQ == nil {
+		return 1
+	}
+	if p, ok := e.pairQ.find(src, tgt, scene); ok {
+		return p.fac[scene]
+	}
+	return 1
+}
+
+// sceneOK applies r's scene rules to e: the legal rule for r's pair (quality at least
+// LegalMinQuality, PairQuality included), the others as v has them.
+func (e *engine) sceneOK(v *view, r *request) bool {
+	if r.Scene != SceneLegal || e.pairQ == nil || !e.pairQ.legal {
+		return v.sceneOK[r.Scene]
+	}
+	q := e.quality[SceneLegal]
+	if p, ok := e.pairQ.find(r.srcID, r.tgt.ID, SceneLegal); ok {
+		q = p.q[SceneLegal]
+	}
+	return q >= e.s.routing.LegalMinQuality
+}
+
+// compilePairQuality builds e.pairQ from its profile (validated) once e.quality is set.
+func (c *Client) compilePairQuality(e *engine) {
+	if len(e.prof.PairQuality) == 0 {
+		return
+	}
+	rp := &e.s.routing
+	pq := &pairQuality{m: make(map[uint64]*pairEntry, len(e.prof.PairQuality))}
+	// Keys without a scene first, so that a key with one overrides them for its scene.
+	keys := slices.SortedFunc(maps.Keys(e.prof.PairQuality), func(a, b string) int {
+		return cmp.Compare(strings.Count(a, "/"), strings.Count(b, "/"))
+	})
+	for _, key := range keys {
+		src, tgt, scene, _ := parsePairKey(key)
+		k := pairKey(c.langID(src), c.langID(tgt))
+		p := pq.m[k]
+		if p == nil {
+			p = &pairEntry{}
+			pq.m[k] = p
+		}
+		for s := range sceneNames {
+			if scene < 0 || s == scene {
+				p.has |= 1 << s
+				p.q[s] = e.prof.PairQuality[key]
+				p.fac[s] = math.Exp((p.q[s] - e.quality[s]) * rp.Weights.Quality / rp.Temperature)
+			}
+		}
+		pq.legal = pq.legal || p.has&(1<<SceneLegal) != 0
+	}
+	e.pairQ = pq
+}
+
+// langID is the router's id of a language ("*" is 0).
+func (c *Client) langID(tag string) int {
+	if tag == "*" {
+		return 0
+	}
+	in, _ := c.langs.Lookup(tag) // validated
+	return in.ID
+}
+
+// parsePairKey splits a PairQuality key, "en-de", "*-ja", "zh-Hant-en" or "en-de/legal",
+// into its source, target ("*" for any) and scene (-1 for none).
+func parsePairKey(key string) (src, tgt string, scene int, err error) {
+	pair, sc, hasScene := strings.Cut(key, "/")
+	scene = -1
+	if hasScene {
+		if scene = slices.Index(sceneNames[:], sc); scene < 0 {
+			return "", "", 0, errors.New("unknown scene (known: " + strings.Join(sceneNames[:], ", ") + ")")
+		}
+	}
+	src, tgt, err = lang.SplitPair(pair)
+	return src, tgt, scene, err
+}
+
+// validatePairQuality checks PairQuality's keys and values (0..100).
+func validatePairQuality(field string, m map[string]float64) error {
+	for _, key := range slices.Sorted(maps.Keys(m)) {
+		name := strconv.Quote(key)
+		if len(key) > 40 {
+			name = strconv.Quote(key[:40] + "…")
+		}
+		if _, _, _, err := parsePairKey(key); err != nil {
+			return configError(field, name+": "+err.Error())
+		}
+		if q := m[key]; !(q >= 0 && q <= 100) {
+			return configError(field, name+": must be within 0..100")
+		}
+	}
+	return nil
 }

@@ -100,6 +100,7 @@ func (c *Client) newEngine(s *setup, i int, spec engineSpec, start time.Time, ol
 			e.quality[sc] = q
 		}
 	}
+	c.compilePairQuality(e)
 	v := &view{avail: 1, ewma: initialLatency, pool: PoolNormal, gate: 1}
 	if old != nil {
 		c.inherit(e, old, v)
