@@ -3,6 +3,7 @@ package translate_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/fanyi-go/translate"
@@ -16,11 +17,17 @@ func allocsPerRequest(t *testing.T, c *translate.Client, req translate.Request) 
 	if _, err := c.Translate(ctx, req); err != nil {
 		t.Fatal(err)
 	}
-	return testing.AllocsPerRun(1000, func() {
-		if _, err := c.Translate(ctx, req); err != nil {
-			t.Fatal(err)
-		}
-	})
+	// The fewest of three runs: under the race detector sync.Pool drops what it is given at
+	// random, and one unlucky run on a busy machine counts an extra allocation.
+	best := math.Inf(1)
+	for range 3 {
+		best = min(best, testing.AllocsPerRun(1000, func() {
+			if _, err := c.Translate(ctx, req); err != nil {
+				t.Fatal(err)
+			}
+		}))
+	}
+	return best
 }
 
 // engineClient returns a Client over n no-op engines; with mixed, every other engine has a
