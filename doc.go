@@ -46,7 +46,13 @@
 // engine; WithSeed makes the draws reproducible. Statistics are folded into scores every
 // RoutingPolicy.HealthEvery, so scores and pools move at folds, not on every call; an engine
 // whose availability falls below MinHealth, or drops more than 15% two folds in a row, moves
-// to the fallback pool until two good folds. As an engine's request rate nears its RateLimit
+// to the fallback pool until two good folds or two passing probes. A demoted engine gets no
+// ordinary traffic, so even without WithProbes the Client probes it: every 30s, while folds
+// run (they run on the request path: an idle Client probes nothing), it translates "hello"
+// from en to es on each demoted engine alone (120 calls and 600 characters an hour per
+// demoted engine, charged like requests; nothing while every engine stands in its pool), and
+// two passing probes bring it back to its full share, within 90s of its recovery. As an
+// engine's request rate nears its RateLimit
 // (or Profile.SafeRate) its weight falls (the traffic gate), before anything fails.
 //
 // # Failover

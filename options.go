@@ -189,7 +189,8 @@ func WithoutCache() Option { return func(o *options) { o.noCache = true } }
 // WithBudget sets a daily budget. Default: unlimited.
 func WithBudget(b Budget) Option { return func(o *options) { o.budget = b } }
 
-// WithProbes turns on active health probes. Default: off.
+// WithProbes turns on active health probes. Default: off; without them only engines demoted
+// by their health are probed, every 30s, to bring them back (see Routing in the package doc).
 //
 // Every p.Interval, waited on the Client's Clock, a background goroutine owned by the Client
 // (Close stops it and waits for it) translates p.Text from p.Source to p.Target once on each

@@ -98,11 +98,17 @@ func (p *ProbePolicy) accepts(engine, answer string) bool {
 // pace one, and the tests run rounds themselves with ProbeRoundForTest.
 type manualProbeClock interface{ manualProbes() }
 
-// startProbes starts the prober when the running configuration has probes and it is not
-// running yet: in New, and in Reconfigure when a configuration turns probes on. The
+// startProbes starts the recovery prober in New, and the prober when the running
+// configuration has probes and it is not running yet: in New, and in Reconfigure when a
+// configuration turns probes on. The
 // prober's goroutines belong to the Client: Close closes c.stop, which cancels the
 // prober's context, and waits for them on c.wg. Called with c.mu held, or in New.
 func (c *Client) startProbes() {
+	if c.wake == nil { // in New
+		c.wake = make(chan struct{}, 1)
+		c.wg.Add(1)
+		go c.recoveryLoop()
+	}
 	s := c.cfg.Load()
 	if s.probes == nil {
 		return
@@ -172,7 +178,7 @@ func (c *Client) probeRound(ctx context.Context) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c.probe(ctx, e, r, now)
+			c.probe(ctx, e, r, s.probes, now)
 		}()
 	}
 	wg.Wait()
@@ -197,7 +203,7 @@ func (c *Client) probeRequest(p *ProbePolicy) (*request, error) {
 // probe probes one engine, unless a probe would tell nothing or cost too much, and moves it
 // in or out of maintenance. The call runs apart from the prober (invokeApart), so Close
 // returns promptly even when an engine ignores its context.
-func (c *Client) probe(ctx context.Context, e *engine, r *request, now int64) {
+func (c *Client) probe(ctx context.Context, e *engine, r *request, p *ProbePolicy, now int64) {
 	if e.has(flagSetAside) || now < e.offUntil.Load() || !e.supports(r.srcID, r.tgt.ID) {
 		return
 	}
@@ -224,7 +230,7 @@ func (c *Client) probe(ctx context.Context, e *engine, r *request, now int64) {
 	if ctx.Err() != nil {
 		return // Close: not the engine's fault
 	}
-	c.probeOutcome(e, r, out, err, lat)
+	c.probeOutcome(e, r, p, out, err, lat)
 }
 
 // probeGates takes a rate token and a slot if both are free at once: a probe must not take
@@ -244,8 +250,8 @@ func (c *Client) probeGates(e *engine, l *lease) bool {
 	return true
 }
 
-// probeOutcome records what a probe said about the engine.
-func (c *Client) probeOutcome(e *engine, r *request, out *EngineResult, err error, lat time.Duration) {
+// probeOutcome records what a probe of policy p said about the engine.
+func (c *Client) probeOutcome(e *engine, r *request, p *ProbePolicy, out *EngineResult, err error, lat time.Duration) {
 	switch kind := KindOf(err); {
 	case err == nil:
 	case kind == KindUnsupported:
@@ -254,17 +260,14 @@ func (c *Client) probeOutcome(e *engine, r *request, out *EngineResult, err erro
 	case !breakerFailure(kind):
 		return // says nothing about the engine's health
 	}
-	p := e.s.probes
-	if p == nil {
-		return // the configuration changed: probes are off
-	}
 	pass := err == nil && p.accepts(e.name, out.Texts[0])
 	e.h.Record(uint64(time.Now().UnixNano()), pass, lat)
 	c.probed(e, pass, p.Failures)
 }
 
 // probed counts a probe's outcome: Failures failed probes in a row put the engine in
-// maintenance; a passing probe clears the count and takes it out.
+// maintenance (never with Failures 0: recovery probes); a passing probe clears the count
+// and takes it out.
 func (c *Client) probed(e *engine, pass bool, failures int) {
 	if pass {
 		e.probeFails.Store(0)
@@ -274,7 +277,7 @@ func (c *Client) probed(e *engine, pass bool, failures int) {
 		}
 		return
 	}
-	if int(e.probeFails.Add(1)) >= failures && e.set(flagMaintenance) {
+	if failures > 0 && int(e.probeFails.Add(1)) >= failures && e.set(flagMaintenance) {
 		c.obs.poolChanged(e.name, e.routingPool(), PoolMaintenance)
 	}
 }
@@ -285,4 +288,100 @@ func (e *engine) routingPool() Pool {
 		return PoolFallback
 	}
 	return e.view.Load().pool
+}
+
+// recoveryEvery is how often an engine its health demoted is probed when the configuration
+// has no probes (see recoveryRound): 120 probes an hour per demoted engine, none while every
+// engine stands in its pool.
+const recoveryEvery = 30 * time.Second
+
+// recoveryPolicy is the recovery probes' policy: "hello" from en to es (or between the first
+// two of the engine's Languages when it does not take that pair), any non-empty answer
+// passes, and failures never put the engine in maintenance.
+var recoveryPolicy = ProbePolicy{Interval: recoveryEvery, Text: defaultProbeText,
+	Source: defaultProbeSource, Target: defaultProbeTarget}
+
+// demoted reports whether the engine's health moved it to the fallback pool: an engine in
+// that pool by its profile (FallbackOnly) is not demoted.
+func (e *engine) demoted() bool {
+	return !e.prof.FallbackOnly && e.view.Load().pool == PoolFallback
+}
+
+// wakeRecovery tells the recovery prober that an engine is demoted; it never blocks.
+func (c *Client) wakeRecovery() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// recoveryLoop runs a recovery round each time a fold finds an engine demoted, until Close.
+// It waits on folds, not on the clock, so any Clock paces it.
+func (c *Client) recoveryLoop() {
+	defer c.wg.Done()
+	for {
+		select {
+		case <-c.stop:
+			return
+		case <-c.wake:
+		}
+		c.recoveryRound()
+	}
+}
+
+// recoveryRound probes, in parallel, every engine demoted by its health whose last recovery
+// probe is recoveryEvery old, when the configuration has no probes of its own (with them,
+// probeRound probes every engine). A demoted engine gets no ordinary traffic to show it has
+// recovered: two passing probes bring it back (probePassed). Probes run on folds, which
+// run on the request path: an idle Client probes nothing.
+func (c *Client) recoveryRound() {
+	s := c.cfg.Load()
+	if s.probes != nil || c.closed.Load() {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { // Close cancels the round's probes
+		select {
+		case <-c.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	now := c.now()
+	var wg sync.WaitGroup
+	for _, e := range s.engines {
+		last := e.recoveryAt.Load()
+		if !e.demoted() || now-last < int64(recoveryEvery) || !e.recoveryAt.CompareAndSwap(last, now) {
+			continue
+		}
+		r := c.recoveryRequest(e)
+		if r == nil {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.probe(ctx, e, r, &recoveryPolicy, now)
+		}()
+	}
+	wg.Wait()
+}
+
+// recoveryRequest is the recovery probe's request for e: recoveryPolicy's pair, or the
+// first two of e's Languages when e does not take it; nil when there is none.
+func (c *Client) recoveryRequest(e *engine) *request {
+	p := recoveryPolicy
+	r, err := c.probeRequest(&p)
+	if err == nil && e.supports(r.srcID, r.tgt.ID) {
+		return r
+	}
+	if len(e.prof.Languages) < 2 {
+		return nil
+	}
+	p.Source, p.Target = e.prof.Languages[0], e.prof.Languages[1]
+	if r, err = c.probeRequest(&p); err != nil {
+		return nil
+	}
+	return r
 }

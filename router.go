@@ -57,6 +57,7 @@ type engineState struct {
 	offUntil    atomic.Int64  // the later of outUntil and coolUntil, for the router
 	unsupported pairMemory    // pairs the engine said it does not take
 	probeFails  atomic.Int32
+	recoveryAt  atomic.Int64 // the last recovery probe (unix nanos; probe.go)
 	abandoned   atomic.Int32 // isolated calls still running after their deadline
 }
 

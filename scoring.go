@@ -212,10 +212,15 @@ func (c *Client) maybeFold(now int64) {
 	if last := c.lastFold.Swap(now); last != 0 && now > last {
 		secs = float64(now-last) / float64(time.Second)
 	}
+	demoted := false
 	for _, e := range s.engines {
 		if from, to, moved := c.foldEngine(e, secs); moved {
 			c.obs.poolChanged(e.name, from, to)
 		}
+		demoted = demoted || e.demoted()
+	}
+	if demoted && s.probes == nil {
+		c.wakeRecovery()
 	}
 }
 

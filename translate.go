@@ -90,7 +90,8 @@ type Client struct {
 	obs       *observer
 	scratch   sync.Pool // *scratch
 	batchConc int
-	probing   atomic.Bool // the probe loop runs
+	probing   atomic.Bool   // the probe loop runs
+	wake      chan struct{} // a recovery probe is due (probe.go); made in New
 	hedge     hedgeTokens
 	store     Store
 	// sharedSpent is the shared budget's spend as the Store last reported it (float64 bits).
