@@ -104,8 +104,12 @@
 // # Caching
 //
 // Answers are cached in process (golang-lru/v2; WithCache, by default 10 000 entries fresh
-// for 24h) under a key of the text, languages, scene, style and pinned engine. Expired
-// entries are kept until evicted and served, marked Degraded, when every engine fails.
+// for 24h) under a key of the text, languages, scene, style and pinned engine. Every entry
+// keeps the engine that made it, and every hit names it in Result.Engine. An answer from a
+// degradation path (a fallback engine) is cached as such: its hits are Degraded, and it is
+// fresh for one minute at most, so the preferred engine answers again soon after it is
+// back. Expired entries are kept until evicted and served, marked Degraded, when every
+// engine fails.
 // Identical requests in flight at the same time share one engine call, and the same
 // RequestID within 10 seconds is answered from its first call, so a retried request is
 // never billed twice. Request.NoCache skips the cache for one request; WithoutCache turns it

@@ -176,8 +176,9 @@ func WithBreaker(p BreakerPolicy) Option { return func(o *options) { o.breaker =
 // temperature 20/ln(7/3), MinHealth 0.8, no stickiness, folds every 10s).
 func WithRouting(p RoutingPolicy) Option { return func(o *options) { o.routing = p } }
 
-// WithCache sizes the in-process cache. Default 10 000 entries kept fresh for 24h; expired
-// entries are kept (until evicted) to answer when every engine fails.
+// WithCache sizes the in-process cache. Default 10 000 entries kept fresh for 24h (answers of
+// fallback engines one minute at most); expired entries are kept (until evicted) to answer
+// when every engine fails.
 func WithCache(entries int, ttl time.Duration) Option {
 	return func(o *options) { o.cacheEntries, o.cacheTTL, o.noCache = entries, ttl, false }
 }

@@ -111,7 +111,9 @@ func (c *Client) storeSettle(w *walk, e *engine, l *lease, out *EngineResult, er
 		if w.r.src != nil {
 			s.Answer.Source = w.r.src.Canon
 		}
-		s.CacheKey = c.storeKey(w.r)
+		if !w.stage.degraded() { // a fallback's answer is not shared as a fresh one (cache.go: degradedTTL)
+			s.CacheKey = c.storeKey(w.r)
+		}
 	case err != nil && w.r.RequestID != "":
 		s.Answer = &StoredAnswer{Kind: KindOf(err), Engine: e.name}
 	}

@@ -45,7 +45,7 @@ type Request struct {
 // returns the cache entry's Result, shared by every caller that hits it.
 type Result struct {
 	Text   string
-	Engine string // engine that produced the text ("" only if every part came from cache)
+	Engine string // engine that produced the text, for cache hits too ("a+b": segments from several)
 	Source string // detected or given source tag
 	// Latency is end to end, as seen by Translate. It is 0 for a fresh cache hit, which takes
 	// a fraction of a microsecond and reads no clock.
@@ -341,7 +341,7 @@ func (w *walk) result(res *Result) (*Result, error) {
 
 // serveStale fills res from the stale entry st: the answer when every engine failed.
 func (w *walk) serveStale(res *Result, st *cacheEntry) *Result {
-	res.Text, res.Source, res.Engine = st.res.Text, st.res.Source, ""
+	res.Text, res.Source, res.Engine = st.res.Text, st.res.Source, st.engine
 	res.FromCache, res.Degraded = true, true
 	res.Latency = time.Since(w.start)
 	w.c.obs.degraded(howStaleCache)
