@@ -231,6 +231,16 @@ func (s seen) claim(id string, h uint64, engine int, now int64) bool {
 	return s.m.Claim(id, h, engine, now)
 }
 
+// unclaim takes back r's request id claim on e after a call that was never made or
+// certainly cost nothing (a refusal such as 429 or 503): a retry, the Client's own or the
+// caller's with the same id, may make it again. Only answers and failures that may have
+// been billed are remembered for the id.
+func (c *Client) unclaim(r *request, e *engine, now int64) {
+	if r.RequestID != "" {
+		c.seen.m.Release(r.RequestID, r.hash, e.idx, now)
+	}
+}
+
 // remember stores a served request's answer in the cache (by names the engines that made
 // it) and, for a caller's RequestID, its first answer or error.
 func (c *Client) remember(r *request, res *Result, err error, by []string, now int64) {

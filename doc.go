@@ -112,7 +112,11 @@
 // engine fails.
 // Identical requests in flight at the same time share one engine call, and the same
 // RequestID within 10 seconds is answered from its first call, so a retried request is
-// never billed twice. Request.NoCache skips the cache for one request; WithoutCache turns it
+// never billed twice: it gets the first answer, or the first failure when that may have
+// been billed (timeout, bad output), while a failure that cost nothing (429, 503, a call
+// never made) is retried. An id is bound to its request's text, languages, scene and style:
+// reused for another text or target it is a new request, never answered with the first
+// one's translation. Request.NoCache skips the cache for one request; WithoutCache turns it
 // off.
 //
 // Quotas, budgets and Result.Cost count standard characters: Unicode code points of the

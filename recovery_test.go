@@ -10,6 +10,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/fanyi-go/translate"
 	"github.com/fanyi-go/translate/engines/deepl"
 	"github.com/fanyi-go/translate/engines/fake"
@@ -86,4 +88,70 @@ func TestRecoveryWithDefaults(t *testing.T) {
 		c.Close()
 		synctest.Wait()
 	})
+}
+
+// idCall is what a test checks of one request with a RequestID: the answer or the error's
+// Kind, and the engine calls it made.
+type idCall struct {
+	Text  string
+	Kind  translate.Kind
+	Calls int
+}
+
+func callWithID(t *testing.T, c *translate.Client, a *fake.Engine, r translate.Request) idCall {
+	t.Helper()
+	before := a.Calls()
+	res, err := c.Translate(context.Background(), r)
+	got := idCall{Kind: translate.KindOf(err), Calls: a.Calls() - before}
+	if err == nil {
+		got.Text = res.Text
+	}
+	return got
+}
+
+// TestRequestIDRetriesWhatBilledNothing: with a caller's RequestID and the only engine (the
+// bundled DeepL profile, defaults), a 503 and a 429 are retried, by the Client and by the
+// caller 2s later; an answer is remembered (no call), and so is a timeout, which may have
+// been billed. The same id with another text or target is a new request with its own
+// translation.
+func TestRequestIDRetriesWhatBilledNothing(t *testing.T) {
+	dl, _ := bundled(t)
+	clk := newClock()
+	a := prefixed("deepl", "A:")
+	c, err := translate.New(translate.WithClock(clk), translate.WithEngine(a, dl))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	withID := func(id, text, target string) translate.Request {
+		return translate.Request{Text: text, Source: "en", Target: target, RequestID: id}
+	}
+	steps := []struct {
+		name   string
+		script []fake.Outcome
+		r      translate.Request
+		want   idCall
+	}{
+		{"503 then OK: the Client's own retry", []fake.Outcome{fake.Fail(translate.KindUnavailable)},
+			withID("r1", "one", "es"), idCall{Text: "A:one", Calls: 2}},
+		{"two 429s: the request fails", []fake.Outcome{fake.RateLimited(0), fake.RateLimited(0)},
+			withID("r2", "two", "es"), idCall{Kind: translate.KindRateLimited, Calls: 2}},
+		{"the caller's retry 2s later", nil, withID("r2", "two", "es"), idCall{Text: "A:two", Calls: 1}},
+		{"and again: the answer, remembered", nil, withID("r2", "two", "es"), idCall{Text: "A:two"}},
+		{"two 503s: the request fails", []fake.Outcome{fake.Fail(translate.KindUnavailable), fake.Fail(translate.KindUnavailable)},
+			withID("r3", "three", "es"), idCall{Kind: translate.KindUnavailable, Calls: 2}},
+		{"the caller's retry 2s later", nil, withID("r3", "three", "es"), idCall{Text: "A:three", Calls: 1}},
+		{"a timeout, which may have been billed", []fake.Outcome{fake.Fail(translate.KindTimeout)},
+			withID("r4", "four", "es"), idCall{Kind: translate.KindTimeout, Calls: 1}},
+		{"the caller's retry 2s later: the timeout, remembered", nil, withID("r4", "four", "es"), idCall{Kind: translate.KindTimeout}},
+		{"r2 reused with another text", nil, withID("r2", "other", "es"), idCall{Text: "A:other", Calls: 1}},
+		{"r2 reused with another target", nil, withID("r2", "two", "de"), idCall{Text: "A:two", Calls: 1}},
+	}
+	for _, st := range steps {
+		a.Script(st.script...)
+		if diff := cmp.Diff(st.want, callWithID(t, c, a, st.r)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", st.name, diff)
+		}
+		clk.Advance(2 * time.Second)
+	}
 }

@@ -28,7 +28,7 @@ const unauthorizedHold = 5 * time.Minute
 // why the call is refused.
 func (c *Client) storeAdmit(w *walk, e *engine, l *lease) error {
 	r := w.r
-	a := Admission{Now: c.clock.Now(), Engine: e.name, RequestID: r.RequestID, Chars: l.chars,
+	a := Admission{Now: c.clock.Now(), Engine: e.name, RequestID: storeRequestID(r), Chars: l.chars,
 		Quota: e.prof.Quota, QuotaPeriod: e.prof.QuotaPeriod, LeaseTTL: e.prof.Timeout + leaseMargin}
 	if !e.free {
 		a.Credits, a.Daily = l.cost, c.budget.Daily()
@@ -148,6 +148,13 @@ func (c *Client) storeKey(r *request) string {
 	if !c.cacheable(r) || (r.pinned != nil && !r.AllowFallback) || len(r.Regions) > 0 {
 		return ""
 	}
+	sum := contentDigest(r)
+	return hex.EncodeToString(sum[:])
+}
+
+// contentDigest hashes r's text with the full language keys, scene and style: the same in
+// every process.
+func contentDigest(r *request) [sha256.Size]byte {
 	h := sha256.New()
 	src := ""
 	if r.src != nil {
@@ -159,7 +166,20 @@ func (c *Client) storeKey(r *request) string {
 	}
 	h.Write([]byte(r.Text))
 	var sum [sha256.Size]byte
-	return hex.EncodeToString(h.Sum(sum[:0]))
+	h.Sum(sum[:0])
+	return sum
+}
+
+// storeRequestID is the request id a Store sees: the caller's, bound to the request's
+// content ("#" and 32 hex digits of contentDigest), so that an id reused with another text,
+// language, scene or style is another id on every replica, and the Store never hands back
+// the answer to other content. "" without a caller's id.
+func storeRequestID(r *request) string {
+	if r.RequestID == "" {
+		return ""
+	}
+	sum := contentDigest(r)
+	return r.RequestID + "#" + hex.EncodeToString(sum[:16])
 }
 
 // learnSpent keeps the shared budget's last reported spend, for economy mode.

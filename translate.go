@@ -24,17 +24,23 @@ import (
 
 // Request is one text to translate. Only Text and Target are required.
 type Request struct {
-	Text          string
-	Source        string   // BCP 47 tag; "" means detect
-	Target        string   // BCP 47 tag; required
-	Scene         Scene    // SceneGeneral (default), SceneTech, SceneLegal, SceneEcommerce, SceneChat
-	Style         Style    // StyleDefault, StyleFormal, StyleCasual
-	Priority      Priority // PriorityNormal (default), PriorityHigh
-	UserID        string   // stable routing for canaries and sticky routing
-	RequestID     string   // idempotency key; generated when empty
-	Engine        string   // pin one engine by name; "" lets the router choose
-	AllowFallback bool     // with Engine set: may other engines be used if it fails
-	NoCache       bool     // neither read nor write the cache
+	Text     string
+	Source   string   // BCP 47 tag; "" means detect
+	Target   string   // BCP 47 tag; required
+	Scene    Scene    // SceneGeneral (default), SceneTech, SceneLegal, SceneEcommerce, SceneChat
+	Style    Style    // StyleDefault, StyleFormal, StyleCasual
+	Priority Priority // PriorityNormal (default), PriorityHigh
+	UserID   string   // stable routing for canaries and sticky routing
+	// RequestID is an idempotency key; generated when empty. Within 10s (RequestWindow) a
+	// request with the same id and the same text, languages, scene and style gets its first
+	// answer, or its first failure when that may have been billed (a timeout, bad output, a
+	// canceled call), and never reaches an engine that may have billed it; a failure that
+	// certainly cost nothing (such as a 429 or 503) is retried. An id reused with another
+	// text, language, scene or style is a new request: it never gets the first one's answer.
+	RequestID     string
+	Engine        string // pin one engine by name; "" lets the router choose
+	AllowFallback bool   // with Engine set: may other engines be used if it fails
+	NoCache       bool   // neither read nor write the cache
 	// Regions lists the processing regions allowed for this text (Profile.Region values).
 	// Empty means any. It is a hard filter: no engine outside them serves the request,
 	// fallback engines included.
