@@ -55,6 +55,12 @@
 // engine's request rate nears its RateLimit
 // (or Profile.SafeRate) its weight falls (the traffic gate), before anything fails.
 //
+// An engine whose key the vendor refused (KindUnauthorized, after the adapter re-read its
+// key once) is set aside: no traffic. A key check, one probe a minute on it alone while
+// requests flow (60 refused vendor requests an hour while the key stays refused), brings it
+// back as soon as its key function (the adapters' WithKeyFunc) returns a key the vendor
+// accepts: within 70s of the rotation. Reconfigure brings it back at once.
+//
 // # Failover
 //
 // Every engine error carries a Kind, and the Client acts on it:

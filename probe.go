@@ -172,7 +172,7 @@ func (c *Client) probeRound(ctx context.Context) {
 	now := c.now()
 	var wg sync.WaitGroup
 	for _, e := range s.engines {
-		if e.h.TakeServed() >= probeBusyCalls {
+		if e.h.TakeServed() >= probeBusyCalls || e.has(flagSetAside) { // set aside: keyCheck's
 			continue
 		}
 		wg.Add(1)
@@ -204,7 +204,7 @@ func (c *Client) probeRequest(p *ProbePolicy) (*request, error) {
 // in or out of maintenance. The call runs apart from the prober (invokeApart), so Close
 // returns promptly even when an engine ignores its context.
 func (c *Client) probe(ctx context.Context, e *engine, r *request, p *ProbePolicy, now int64) {
-	if e.has(flagSetAside) || now < e.offUntil.Load() || !e.supports(r.srcID, r.tgt.ID) {
+	if now < e.offUntil.Load() || !e.supports(r.srcID, r.tgt.ID) {
 		return
 	}
 	l := lease{texts: []string{r.Text}, chars: int64(r.chars)}
@@ -250,9 +250,13 @@ func (c *Client) probeGates(e *engine, l *lease) bool {
 	return true
 }
 
-// probeOutcome records what a probe of policy p said about the engine.
+// probeOutcome records what a probe of policy p said about the engine: of a set-aside
+// engine, only whether its key is accepted now.
 func (c *Client) probeOutcome(e *engine, r *request, p *ProbePolicy, out *EngineResult, err error, lat time.Duration) {
 	switch kind := KindOf(err); {
+	case e.has(flagSetAside):
+		c.keyChecked(e, err == nil && p.accepts(e.name, out.Texts[0]))
+		return
 	case err == nil:
 	case kind == KindUnsupported:
 		e.unsupported.add(r.srcID, r.tgt.ID)
@@ -329,14 +333,22 @@ func (c *Client) recoveryLoop() {
 	}
 }
 
-// recoveryRound probes, in parallel, every engine demoted by its health whose last recovery
-// probe is recoveryEvery old, when the configuration has no probes of its own (with them,
-// probeRound probes every engine). A demoted engine gets no ordinary traffic to show it has
-// recovered: two passing probes bring it back (probePassed). Probes run on folds, which
-// run on the request path: an idle Client probes nothing.
+// keyCheckEvery is how often an engine set aside after KindUnauthorized is probed to learn
+// whether its key was rotated (an adapter's WithKeyFunc reads the key before every call):
+// the first check a minute after the first fold that sees it set aside, then one a minute,
+// each one vendor request that the vendor refuses until the key changes.
+const keyCheckEvery = time.Minute
+
+// recoveryRound probes, in parallel, the engines out that no traffic can bring back: each
+// engine demoted by its health whose last recovery probe is recoveryEvery old, when the
+// configuration has no probes of its own (with them, probeRound probes every engine); and
+// each engine set aside (unauthorized) whose last key check is keyCheckEvery old. A demoted
+// engine gets no ordinary traffic to show it has recovered: two passing probes bring it
+// back (probePassed); a set-aside engine comes back when one passes (keyChecked). Probes
+// run on folds, which run on the request path: an idle Client probes nothing.
 func (c *Client) recoveryRound() {
 	s := c.cfg.Load()
-	if s.probes != nil || c.closed.Load() {
+	if c.closed.Load() {
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -351,8 +363,7 @@ func (c *Client) recoveryRound() {
 	now := c.now()
 	var wg sync.WaitGroup
 	for _, e := range s.engines {
-		last := e.recoveryAt.Load()
-		if !e.demoted() || now-last < int64(recoveryEvery) || !e.recoveryAt.CompareAndSwap(last, now) {
+		if !recoveryDue(s, e, now) {
 			continue
 		}
 		r := c.recoveryRequest(e)
@@ -366,6 +377,32 @@ func (c *Client) recoveryRound() {
 		}()
 	}
 	wg.Wait()
+}
+
+// recoveryDue reports whether e is due a recovery probe or a key check now, and if so
+// marks it done.
+func recoveryDue(s *setup, e *engine, now int64) bool {
+	last := e.recoveryAt.Load()
+	switch {
+	case e.has(flagSetAside):
+		if last == 0 { // the first round that sees it set aside starts its minute
+			e.recoveryAt.CompareAndSwap(0, now)
+			return false
+		}
+		return now-last >= int64(keyCheckEvery) && e.recoveryAt.CompareAndSwap(last, now)
+	case e.demoted() && s.probes == nil:
+		return now-last >= int64(recoveryEvery) && e.recoveryAt.CompareAndSwap(last, now)
+	}
+	return false
+}
+
+// keyChecked brings a set-aside engine back when its probe passed: its key function
+// returns a key the vendor accepts.
+func (c *Client) keyChecked(e *engine, pass bool) {
+	if pass && e.clear(flagSetAside) {
+		e.recoveryAt.Store(0)
+		c.obs.warn("engine back: its key is accepted again", e.name)
+	}
 }
 
 // recoveryRequest is the recovery probe's request for e: recoveryPolicy's pair, or the

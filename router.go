@@ -63,7 +63,7 @@ type engineState struct {
 
 // Engine flags: reasons an engine is out, or treated apart, until something changes.
 const (
-	flagSetAside    uint32 = 1 << iota // unauthorized: out until reconfigured
+	flagSetAside    uint32 = 1 << iota // unauthorized: out until a key check passes or a reconfiguration
 	flagMaintenance                    // failed probes: out until a probe passes
 	flagIsolate                        // overran a deadline once: calls run apart (failover.go)
 )

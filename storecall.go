@@ -18,8 +18,9 @@ const storeWait = 250 * time.Millisecond
 const leaseMargin = 2 * time.Second
 
 // unauthorizedHold is how long an engine whose key the vendor rejected stays out for every
-// Client of a Store. A rotated key (Reconfigure, or the adapter's key function) brings the
-// engine back on this Client at once and on the others when the hold ends.
+// Client of a Store. A rotated key brings the engine back on this Client (at once with
+// Reconfigure, at the next key check with the adapter's key function: probe.go) and on the
+// others when the hold ends.
 const unauthorizedHold = 5 * time.Minute
 
 // storeAdmit asks the Store for the call on e after the local gates passed. It fills

@@ -386,8 +386,9 @@ type EngineStatus struct {
 	Health    float64
 	Score     float64 // current routing score 0..100 (SceneGeneral)
 	QuotaLeft int64   // standard characters left this period; -1 when unlimited
-	// SetAside is true once the engine answered Unauthorized: it is not used again by this
-	// Client.
+	// SetAside is true once the engine answered Unauthorized: it gets no traffic until a key
+	// check passes (one probe a minute while requests flow: a key function that now returns
+	// a key the vendor accepts brings it back within 70s) or Reconfigure replaces it.
 	SetAside bool
 	// LatencyEWMA is the engine's recent latency as the router sees it.
 	LatencyEWMA time.Duration
