@@ -6,6 +6,7 @@ package translate_test
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -98,15 +99,55 @@ type idCall struct {
 	Calls int
 }
 
-func callWithID(t *testing.T, c *translate.Client, a *fake.Engine, r translate.Request) idCall {
+func callWithID(t *testing.T, c *translate.Client, a *failing, r translate.Request) idCall {
 	t.Helper()
-	before := a.Calls()
+	before := a.textCalls(r.Text)
 	res, err := c.Translate(context.Background(), r)
-	got := idCall{Kind: translate.KindOf(err), Calls: a.Calls() - before}
+	got := idCall{Kind: translate.KindOf(err), Calls: a.textCalls(r.Text) - before}
 	if err == nil {
 		got.Text = res.Text
 	}
 	return got
+}
+
+// failing is a fake whose translation is "A:" + text and whose calls for a text fail with
+// the Kinds queued for it (fail), in order: a probe ("hello") never takes another text's.
+type failing struct {
+	*fake.Engine
+	mu    sync.Mutex
+	queue map[string][]translate.Kind
+}
+
+func newFailing(name string) *failing {
+	f := &failing{queue: map[string][]translate.Kind{}}
+	f.Engine = prefixed(name, "A:", fake.WithHook(func(_ context.Context, r *translate.EngineRequest) error {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		q := f.queue[r.Texts[0]]
+		if len(q) == 0 {
+			return nil
+		}
+		f.queue[r.Texts[0]] = q[1:]
+		return &translate.Error{Kind: q[0], Engine: name, Message: "scripted"}
+	}))
+	return f
+}
+
+// textCalls counts the calls made for text.
+func (f *failing) textCalls(text string) int {
+	n := 0
+	for _, r := range f.Requests() {
+		if r.Texts[0] == text {
+			n++
+		}
+	}
+	return n
+}
+
+func (f *failing) fail(text string, kinds ...translate.Kind) {
+	f.mu.Lock()
+	f.queue[text] = append(f.queue[text], kinds...)
+	f.mu.Unlock()
 }
 
 // TestRequestIDRetriesWhatBilledNothing: with a caller's RequestID and the only engine (the
@@ -117,7 +158,7 @@ func callWithID(t *testing.T, c *translate.Client, a *fake.Engine, r translate.R
 func TestRequestIDRetriesWhatBilledNothing(t *testing.T) {
 	dl, _ := bundled(t)
 	clk := newClock()
-	a := prefixed("deepl", "A:")
+	a := newFailing("deepl")
 	c, err := translate.New(translate.WithClock(clk), translate.WithEngine(a, dl))
 	if err != nil {
 		t.Fatal(err)
@@ -126,29 +167,26 @@ func TestRequestIDRetriesWhatBilledNothing(t *testing.T) {
 	withID := func(id, text, target string) translate.Request {
 		return translate.Request{Text: text, Source: "en", Target: target, RequestID: id}
 	}
+	const unavailable, limited, timeout = translate.KindUnavailable, translate.KindRateLimited, translate.KindTimeout
 	steps := []struct {
-		name   string
-		script []fake.Outcome
-		r      translate.Request
-		want   idCall
+		name string
+		fail []translate.Kind // the next calls for the step's text
+		r    translate.Request
+		want idCall
 	}{
-		{"503 then OK: the Client's own retry", []fake.Outcome{fake.Fail(translate.KindUnavailable)},
-			withID("r1", "one", "es"), idCall{Text: "A:one", Calls: 2}},
-		{"two 429s: the request fails", []fake.Outcome{fake.RateLimited(0), fake.RateLimited(0)},
-			withID("r2", "two", "es"), idCall{Kind: translate.KindRateLimited, Calls: 2}},
+		{"503 then OK: the Client's own retry", []translate.Kind{unavailable}, withID("r1", "one", "es"), idCall{Text: "A:one", Calls: 2}},
+		{"two 429s: the request fails", []translate.Kind{limited, limited}, withID("r2", "two", "es"), idCall{Kind: limited, Calls: 2}},
 		{"the caller's retry 2s later", nil, withID("r2", "two", "es"), idCall{Text: "A:two", Calls: 1}},
 		{"and again: the answer, remembered", nil, withID("r2", "two", "es"), idCall{Text: "A:two"}},
-		{"two 503s: the request fails", []fake.Outcome{fake.Fail(translate.KindUnavailable), fake.Fail(translate.KindUnavailable)},
-			withID("r3", "three", "es"), idCall{Kind: translate.KindUnavailable, Calls: 2}},
+		{"two 503s: the request fails", []translate.Kind{unavailable, unavailable}, withID("r3", "three", "es"), idCall{Kind: unavailable, Calls: 2}},
 		{"the caller's retry 2s later", nil, withID("r3", "three", "es"), idCall{Text: "A:three", Calls: 1}},
-		{"a timeout, which may have been billed", []fake.Outcome{fake.Fail(translate.KindTimeout)},
-			withID("r4", "four", "es"), idCall{Kind: translate.KindTimeout, Calls: 1}},
-		{"the caller's retry 2s later: the timeout, remembered", nil, withID("r4", "four", "es"), idCall{Kind: translate.KindTimeout}},
+		{"a timeout, which may have been billed", []translate.Kind{timeout}, withID("r4", "four", "es"), idCall{Kind: timeout, Calls: 1}},
+		{"the caller's retry 2s later: the timeout, remembered", nil, withID("r4", "four", "es"), idCall{Kind: timeout}},
 		{"r2 reused with another text", nil, withID("r2", "other", "es"), idCall{Text: "A:other", Calls: 1}},
 		{"r2 reused with another target", nil, withID("r2", "two", "de"), idCall{Text: "A:two", Calls: 1}},
 	}
 	for _, st := range steps {
-		a.Script(st.script...)
+		a.fail(st.r.Text, st.fail...)
 		if diff := cmp.Diff(st.want, callWithID(t, c, a, st.r)); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", st.name, diff)
 		}
