@@ -266,5 +266,3 @@ func (p prior) sentTo() set {
 	}
 	return s
 }
-
-var _ = time.Second

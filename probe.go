@@ -160,15 +160,8 @@ func (c *Client) probeRound(ctx context.Context) {
 	if err != nil {
 		return // validated in New; unreachable
 	}
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := c.roundContext(ctx)
 	defer cancel()
-	go func() { // Close cancels the round's probes
-		select {
-		case <-c.stop:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	now := c.now()
 	var wg sync.WaitGroup
 	for _, e := range s.engines {
@@ -182,6 +175,19 @@ func (c *Client) probeRound(ctx context.Context) {
 		}()
 	}
 	wg.Wait()
+}
+
+// roundContext is a probe round's context: Close cancels it.
+func (c *Client) roundContext(parent context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(parent)
+	go func() {
+		select {
+		case <-c.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
 }
 
 // probeRequest builds the probe's request. It is only read by the probes of a round.
@@ -351,15 +357,8 @@ func (c *Client) recoveryRound() {
 	if c.closed.Load() {
 		return
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := c.roundContext(context.Background())
 	defer cancel()
-	go func() { // Close cancels the round's probes
-		select {
-		case <-c.stop:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	now := c.now()
 	var wg sync.WaitGroup
 	for _, e := range s.engines {
