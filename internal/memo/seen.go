@@ -7,8 +7,9 @@ import (
 )
 
 // Seen remembers, for a window, each request id's engines and first outcome, so that an id
-// reaches each engine at most once within the window and a retry gets the first answer
-// (or the first error) instead of a second bill. It is safe for concurrent use; make one
+// reaches each engine at most once within the window (unless its claim is released: the
+// call cost nothing) and a retry gets the first answer (or the first error while an engine
+// still holds a claim) instead of a second bill. It is safe for concurrent use; make one
 // with NewSeen.
 //
 // An entry is keyed by the id and the request's content hash, and lives for window after
