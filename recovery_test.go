@@ -53,9 +53,9 @@ func share(t *testing.T, c *translate.Client, tag string, n int, best string, ev
 }
 
 // TestRecoveryWithDefaults is the drill's blip: the best engine fails for 20s, then
-// recovers. With the bundled profiles and no option, the backup answers every request
-// during the blip, and the best engine is back at half its normal share or more within 90s
-// of its recovery (measured over the 30s after that).
+// recovers. With the bundled profiles and no option, no probe is made while all is well,
+// the backup answers every request during the blip, and the best engine is back at half
+// its normal share or more within 90s of its recovery (measured over the 60s after that).
 func TestRecoveryWithDefaults(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const every = 500 * time.Millisecond
@@ -70,13 +70,16 @@ func TestRecoveryWithDefaults(t *testing.T) {
 		if normal < 0.3 {
 			t.Fatalf("deepl's normal share %.2f; the test needs it to be the best engine", normal)
 		}
+		if n := a.Calls() + b.Calls(); n != 600 {
+			t.Errorf("%d engine calls for 600 requests while all is well, want 600: no probe", n)
+		}
 		a.Down(translate.KindUnavailable)
-		share(t, c, "blip", 40, "deepl", every) // 20s; every request answered (share fails on errors)
+		share(t, c, "blip", 40, "deepl", every) // 20s (40 x 500ms); every request answered (share fails on errors)
 		a.Up()
 		back := a.Calls()
 		share(t, c, "recovering", 180, "deepl", every) // 90s
 		after := share(t, c, "recovered", 120, "deepl", every)
-		t.Logf("deepl's share: %.2f before the blip, %.2f from 90s to 120s after it; %d calls to deepl while recovering",
+		t.Logf("deepl's share: %.2f before the blip, %.2f from 90s to 150s after it; %d calls to deepl while recovering",
 			normal, after, a.Calls()-back)
 		if after < normal/2 {
 			t.Errorf("deepl's share %.2f from 90s after its recovery, want at least half its normal %.2f", after, normal)
