@@ -61,6 +61,7 @@ func (w *walk) admit(e *engine, l *lease) error {
 	if c.store != nil {
 		if err := c.storeAdmit(w, e, l); err != nil {
 			c.undo(e, l)
+			c.unclaim(w.r, e, w.now)
 			return err
 		}
 	}
@@ -122,6 +123,7 @@ func (c *Client) settle(w *walk, e *engine, l *lease, out *EngineResult, err err
 	}
 	if err != nil && !mayHaveBilled(kind, caller) {
 		c.refund(e, l)
+		c.unclaim(w.r, e, w.now)
 		c.storeSettle(w, e, l, out, err, false, 0, 0)
 		return
 	}

@@ -39,14 +39,22 @@ func (c *Client) cacheable(r *request) bool {
 	return c.cache != nil && !r.NoCache && r.tgt.FullID != 0
 }
 
+// degradedTTL is how long an answer from a degradation path (a fallback engine) stays
+// fresh, whatever the cache's TTL: long enough to spare the last resort the retries of an
+// outage, short enough that the preferred engine's answer replaces it soon after it is back.
+// Past it the entry is stale like any other: served, Degraded, only when every engine fails.
+const degradedTTL = time.Minute
+
 // cacheEntry is one cached translation. res is the Result every fresh hit without a
-// RequestID of its own gets: shared, read-only, with a request id of its own.
+// RequestID of its own gets: shared, read-only, with a request id of its own, naming the
+// engine that made it and whether it was a degraded answer.
 type cacheEntry struct {
-	engine  string   // the engine that made it ("a+b" when segments came from several)
-	regions []string // the processing regions (Profile.Region) of the engines that made it
-	region  [1]string
-	res     *Result
-	shared  resultID
+	engine   string   // the engine that made it ("a+b" when segments came from several)
+	degraded bool     // made by a degradation path: fresh for degradedTTL at most
+	regions  []string // the processing regions (Profile.Region) of the engines that made it
+	region   [1]string
+	res      *Result
+	shared   resultID
 }
 
 // allows reports whether a request limited to regions may take the entry: every engine that
@@ -99,12 +107,17 @@ func (c *cache) get(r *request, now int64) (*cacheEntry, bool) {
 	if !ok {
 		return nil, false
 	}
-	return e, now-at < c.ttl.Load()
+	ttl := c.ttl.Load()
+	if e.degraded {
+		ttl = min(ttl, int64(degradedTTL))
+	}
+	return e, now-at < ttl
 }
 
-// put stores the translation of r made by the engines named in by (in r's configuration).
-func (c *cache) put(r *request, out, source, engine string, by []string, now int64) {
-	e := &cacheEntry{engine: engine}
+// put stores res, the translation of r made by the engines named in by (in r's
+// configuration).
+func (c *cache) put(r *request, res *Result, by []string, now int64) {
+	e := &cacheEntry{engine: res.Engine, degraded: res.Degraded}
 	e.regions = e.region[:0]
 	for _, name := range by {
 		if en := r.s.byName[name]; en != nil {
@@ -112,7 +125,8 @@ func (c *cache) put(r *request, out, source, engine string, by []string, now int
 		}
 	}
 	e.res = &e.shared.Result
-	*e.res = Result{Text: out, Source: source, FromCache: true, RequestID: requestID("", &e.shared.id)}
+	*e.res = Result{Text: res.Text, Source: res.Source, Engine: res.Engine, FromCache: true,
+		Degraded: res.Degraded, RequestID: requestID("", &e.shared.id)}
 	c.m.Put(r.hash, cacheKey{r.Text, r.key}, e, now)
 }
 
@@ -217,11 +231,21 @@ func (s seen) claim(id string, h uint64, engine int, now int64) bool {
 	return s.m.Claim(id, h, engine, now)
 }
 
+// unclaim takes back r's request id claim on e after a call that was never made or
+// certainly cost nothing (a refusal such as 429 or 503): a retry, the Client's own or the
+// caller's with the same id, may make it again. Only answers and failures that may have
+// been billed are remembered for the id.
+func (c *Client) unclaim(r *request, e *engine, now int64) {
+	if r.RequestID != "" {
+		c.seen.m.Release(r.RequestID, r.hash, e.idx, now)
+	}
+}
+
 // remember stores a served request's answer in the cache (by names the engines that made
 // it) and, for a caller's RequestID, its first answer or error.
 func (c *Client) remember(r *request, res *Result, err error, by []string, now int64) {
 	if err == nil && c.cacheable(r) && !res.FromCache && res.Engine != "" {
-		c.cache.put(r, res.Text, res.Source, res.Engine, by, now)
+		c.cache.put(r, res, by, now)
 	}
 	switch {
 	case r.RequestID == "":
@@ -242,5 +266,3 @@ func (p prior) sentTo() set {
 	}
 	return s
 }
-
-var _ = time.Second

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/fanyi-go/translate"
 	"github.com/fanyi-go/translate/engines/fake"
 )
@@ -23,7 +25,7 @@ func TestCacheHitAndTTL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Calls() != 1 || !second.FromCache || second.Text != first.Text || second.Cost != 0 || second.Engine != "" {
+	if a.Calls() != 1 || !second.FromCache || second.Text != first.Text || second.Cost != 0 || second.Engine != "a" {
 		t.Fatalf("second = %+v after %d calls, want a cache hit", second, a.Calls())
 	}
 	if second.RequestID == first.RequestID || second.RequestID == "" {
@@ -59,8 +61,8 @@ func TestStaleEntryBeatsAnError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.FromCache || !res.Degraded || res.Text != "[es] hello" {
-		t.Errorf("res = %+v, want the stale entry, FromCache and Degraded", res)
+	if !res.FromCache || !res.Degraded || res.Text != "[es] hello" || res.Engine != "a" {
+		t.Errorf("res = %+v, want a's stale entry, FromCache and Degraded", res)
 	}
 	if len(res.Attempts) == 0 {
 		t.Errorf("the failed attempts are not reported")
@@ -246,5 +248,65 @@ func TestCoalescingUnderLoad(t *testing.T) {
 	wg.Wait()
 	if a.Calls() >= 64*20 {
 		t.Errorf("%d engine calls for %d requests over 5 texts: nothing was coalesced", a.Calls(), 64*20)
+	}
+}
+
+// answer is what a test checks of a Result: who made it and how it was served.
+type answer struct {
+	Text, Engine        string
+	FromCache, Degraded bool
+}
+
+func answerOf(t *testing.T, c *translate.Client, r translate.Request) answer {
+	t.Helper()
+	res, err := c.Translate(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return answer{res.Text, res.Engine, res.FromCache, res.Degraded}
+}
+
+// TestCacheKeepsWhoAndHow: with the bundled profiles and the default cache, a last
+// resort's answer is cached as a degraded one: its hits say Degraded and name the engine,
+// and it stays fresh for a minute only, so the preferred engine answers again once it is
+// back, and its answer's hits name it. A stale entry served when every engine fails names
+// its engine too.
+func TestCacheKeepsWhoAndHow(t *testing.T) {
+	dl, gg := bundled(t)
+	gg.FallbackOnly = true
+	clk := newClock()
+	a, z := prefixed("deepl", "A:"), prefixed("last", "Z:")
+	c, err := translate.New(translate.WithClock(clk), translate.WithEngine(a, dl), translate.WithEngine(z, gg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	a.Down(translate.KindUnavailable)
+	steps := []struct {
+		name string
+		wait time.Duration
+		up   bool
+		want answer
+	}{
+		{"the last resort answers", 0, false, answer{"Z:hello", "last", false, true}},
+		{"its answer's hit", time.Second, false, answer{"Z:hello", "last", true, true}},
+		{"primary back, the degraded entry still fresh", 0, true, answer{"Z:hello", "last", true, true}},
+		{"the degraded entry past a minute", time.Minute, true, answer{"A:hello", "deepl", false, false}},
+		{"the primary's answer's hit", time.Hour, true, answer{"A:hello", "deepl", true, false}},
+	}
+	for _, st := range steps {
+		clk.Advance(st.wait)
+		if st.up {
+			a.Up()
+		}
+		if diff := cmp.Diff(st.want, answerOf(t, c, req("hello"))); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", st.name, diff)
+		}
+	}
+	clk.Advance(25 * time.Hour)
+	a.Down(translate.KindUnavailable)
+	z.Down(translate.KindUnavailable)
+	if diff := cmp.Diff(answer{"A:hello", "deepl", true, true}, answerOf(t, c, req("hello"))); diff != "" {
+		t.Errorf("a stale entry when every engine fails (-want +got):\n%s", diff)
 	}
 }

@@ -46,8 +46,20 @@
 // engine; WithSeed makes the draws reproducible. Statistics are folded into scores every
 // RoutingPolicy.HealthEvery, so scores and pools move at folds, not on every call; an engine
 // whose availability falls below MinHealth, or drops more than 15% two folds in a row, moves
-// to the fallback pool until two good folds. As an engine's request rate nears its RateLimit
+// to the fallback pool until two good folds or two passing probes. A demoted engine gets no
+// ordinary traffic, so even without WithProbes the Client probes it: every 30s, while folds
+// run (they run on the request path: an idle Client probes nothing), it translates "hello"
+// from en to es on each demoted engine alone (120 calls and 600 characters an hour per
+// demoted engine, charged like requests; nothing while every engine stands in its pool), and
+// two passing probes bring it back to its full share, within 90s of its recovery. As an
+// engine's request rate nears its RateLimit
 // (or Profile.SafeRate) its weight falls (the traffic gate), before anything fails.
+//
+// An engine whose key the vendor refused (KindUnauthorized, after the adapter re-read its
+// key once) is set aside: no traffic. A key check, one probe a minute on it alone while
+// requests flow (60 refused vendor requests an hour while the key stays refused), brings it
+// back as soon as its key function (the adapters' WithKeyFunc) returns a key the vendor
+// accepts: within 70s of the rotation. Reconfigure brings it back at once.
 //
 // # Failover
 //
@@ -98,11 +110,19 @@
 // # Caching
 //
 // Answers are cached in process (golang-lru/v2; WithCache, by default 10 000 entries fresh
-// for 24h) under a key of the text, languages, scene, style and pinned engine. Expired
-// entries are kept until evicted and served, marked Degraded, when every engine fails.
+// for 24h) under a key of the text, languages, scene, style and pinned engine. Every entry
+// keeps the engine that made it, and every hit names it in Result.Engine. An answer from a
+// degradation path (a fallback engine) is cached as such: its hits are Degraded, and it is
+// fresh for one minute at most, so the preferred engine answers again soon after it is
+// back. Expired entries are kept until evicted and served, marked Degraded, when every
+// engine fails.
 // Identical requests in flight at the same time share one engine call, and the same
 // RequestID within 10 seconds is answered from its first call, so a retried request is
-// never billed twice. Request.NoCache skips the cache for one request; WithoutCache turns it
+// never billed twice: it gets the first answer, or the first failure when that may have
+// been billed (timeout, bad output), while a failure that cost nothing (429, 503, a call
+// never made) is retried. An id is bound to its request's text, languages, scene and style:
+// reused for another text or target it is a new request, never answered with the first
+// one's translation. Request.NoCache skips the cache for one request; WithoutCache turns it
 // off.
 //
 // Quotas, budgets and Result.Cost count standard characters: Unicode code points of the

@@ -276,10 +276,11 @@ func (w *walk) after(e *engine, err error) error {
 // retrySame decides whether the failed engine is called again, and after what wait: on
 // RateLimited with a Retry-After that fits the deadline, or, after Unavailable, Unknown or
 // an attempt Timeout, when no other engine is left; never more than RetryPolicy.PerEngine
-// calls, and never for a caller's RequestID (it reaches each engine at most once).
+// calls, and for a caller's RequestID never after a failure that may have been billed (the
+// id reaches an engine that may have billed it at most once).
 func (w *walk) retrySame(e *engine, kind Kind, err error) (time.Duration, bool) {
 	rp := &w.r.s.retry
-	if w.onCur >= rp.PerEngine || w.failures >= rp.MaxAttempts || w.r.RequestID != "" {
+	if w.onCur >= rp.PerEngine || w.failures >= rp.MaxAttempts || (w.r.RequestID != "" && mayHaveBilled(kind, false)) {
 		return 0, false
 	}
 	var wait time.Duration

@@ -3,6 +3,7 @@ package translate_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -11,9 +12,13 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/fanyi-go/translate"
 	"github.com/fanyi-go/translate/engines/all"
+	"github.com/fanyi-go/translate/engines/deepl"
+	"github.com/fanyi-go/translate/engines/fake"
 )
 
 // The keys of TestKeyRotationThroughClient: the vendor refuses staleKey and takes freshKey.
@@ -68,7 +73,8 @@ func keyRotatedDuringCall(t *testing.T, c *translate.Client, v *keyVendor, k *ro
 
 // keyStillRefused: a 401 whose re-read gives the same key costs one request and two key
 // reads and sets the engine aside; a key func that would now answer does not bring it
-// back, and no later request reaches the vendor.
+// back before the next key check (TestRotatedKeyComesBackWithoutReconfigure), and no
+// request reaches the vendor until then.
 func keyStillRefused(t *testing.T, c *translate.Client, v *keyVendor, k *rotatingKey) {
 	t.Helper()
 	_, err := c.Translate(context.Background(), req("Hello again"))
@@ -79,7 +85,7 @@ func keyStillRefused(t *testing.T, c *translate.Client, v *keyVendor, k *rotatin
 	if st := c.Engines()[0]; !st.SetAside {
 		t.Fatalf("not set aside after a 401 with the current key: %+v", st)
 	}
-	k.set(freshKey) // a key func that would now answer does not bring it back by itself
+	k.set(freshKey) // a key func that would now answer does not bring it back before a check
 	if _, err := c.Translate(context.Background(), req("Third")); err == nil || v.withStale.Load()+v.withFresh.Load() != 1 {
 		t.Errorf("after being set aside: %v, %d requests in all; want an error and no request", err, v.withStale.Load()+v.withFresh.Load())
 	}
@@ -238,4 +244,87 @@ func deeplRequestTexts(r *http.Request) []string {
 	var body struct{ Text []string }
 	json.NewDecoder(r.Body).Decode(&body)
 	return body.Text
+}
+
+// TestRotatedKeyComesBackWithoutReconfigure: DeepL (its bundled profile) beside a backup,
+// with the defaults, in virtual time (the vendor is served in process). A key the vendor
+// refuses sets DeepL aside and the backup answers; while the key is still refused a key
+// check costs one refused request a minute; once the key function returns the rotated
+// key, DeepL is back within keyCheckEvery and a fold (70s) of the rotation, with no
+// Reconfigure, and takes its share again.
+func TestRotatedKeyComesBackWithoutReconfigure(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const oldKey = "OLD-KEY-0123456789"
+		v := &deeplKeyVendor{good: freshKey}
+		k := &rotatingKey{}
+		k.set(oldKey)
+		d, err := deepl.New("", deepl.WithHTTPClient(&http.Client{Transport: inProcess{v}}), deepl.WithKeyFunc(k.read))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, gg := bundled(t)
+		c, err := translate.New(translate.WithEngine(d, d.Profile()), translate.WithEngine(fake.New("google"), gg))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		for i := 0; !setAside(c); i++ {
+			if i == 100 {
+				t.Fatal("deepl not set aside after 100 requests with a refused key")
+			}
+			if _, err := c.Translate(context.Background(), req(fmt.Sprint("a ", i))); err != nil {
+				t.Fatalf("request %d with deepl's key refused: %v", i, err)
+			}
+		}
+		refused := v.refused.Load()
+		every10s(t, c, "refused", 9) // 90s
+		if n := v.refused.Load() - refused; n != 1 || !setAside(c) {
+			t.Fatalf("90s with the key still refused: %d refused checks, set aside %v; want 1 and set aside", n, setAside(c))
+		}
+		k.set(freshKey)
+		back := -1
+		for i := range 7 { // 70s
+			every10s(t, c, "rotated", 1)
+			if back < 0 && !setAside(c) {
+				back = i + 1
+			}
+		}
+		if back < 0 {
+			t.Fatal("deepl still set aside 70s after its key was rotated")
+		}
+		got := every10s(t, c, "back", 40)
+		t.Logf("deepl back %ds after the rotation; then it answered %d of 40 requests", back*10, got["deepl"])
+		if got["deepl"] < 10 {
+			t.Errorf("after the rotation deepl answered %d of 40 requests, want 10 or more (%v)", got["deepl"], got)
+		}
+		c.Close()
+		synctest.Wait()
+	})
+}
+
+// inProcess is an http.RoundTripper that serves requests with a handler in process: no
+// socket, so a synctest bubble can hold the vendor.
+type inProcess struct{ h http.Handler }
+
+func (p inProcess) RoundTrip(r *http.Request) (*http.Response, error) {
+	rec := httptest.NewRecorder()
+	p.h.ServeHTTP(rec, r)
+	return rec.Result(), nil
+}
+
+// every10s sends n requests, 10s of virtual time apart, letting the Client's background
+// work settle after each, and counts the engines that answered.
+func every10s(t *testing.T, c *translate.Client, tag string, n int) map[string]int {
+	t.Helper()
+	got := map[string]int{}
+	for i := range n {
+		time.Sleep(10 * time.Second)
+		res, err := c.Translate(context.Background(), req(fmt.Sprint(tag, " ", i)))
+		if err != nil {
+			t.Fatalf("%s %d: %v", tag, i, err)
+		}
+		got[res.Engine]++
+		synctest.Wait()
+	}
+	return got
 }

@@ -355,7 +355,8 @@ func TestTelemetryCacheHit(t *testing.T) {
 	}
 	want := span{Name: "translate.Translate", Kind: trace.SpanKindInternal, Attrs: map[string]any{
 		"translate.outcome": "ok", "translate.cache_hit": true, "translate.degraded": false,
-		"translate.fallback": false, "translate.text_len": int64(5), "translate.attempts": int64(0)}}
+		"translate.fallback": false, "translate.text_len": int64(5), "translate.attempts": int64(0),
+		"translate.engine": "a"}}
 	if diff := cmp.Diff(want, spans[2]); diff != "" {
 		t.Errorf("cache hit span (-want +got):\n%s", diff)
 	}
@@ -424,7 +425,8 @@ var staleCacheSpans = []span{
 		Status: codes.Error, StatusDesc: "unavailable"},
 	{Name: "translate.Translate", Kind: trace.SpanKindInternal, Attrs: map[string]any{
 		"translate.outcome": "ok", "translate.cache_hit": true, "translate.degraded": true,
-		"translate.fallback": false, "translate.text_len": int64(5), "translate.attempts": int64(1)}},
+		"translate.fallback": false, "translate.text_len": int64(5), "translate.attempts": int64(1),
+		"translate.engine": "a"}},
 }
 
 func testTelemetryFallbackEngine(t *testing.T) {

@@ -176,8 +176,9 @@ func WithBreaker(p BreakerPolicy) Option { return func(o *options) { o.breaker =
 // temperature 20/ln(7/3), MinHealth 0.8, no stickiness, folds every 10s).
 func WithRouting(p RoutingPolicy) Option { return func(o *options) { o.routing = p } }
 
-// WithCache sizes the in-process cache. Default 10 000 entries kept fresh for 24h; expired
-// entries are kept (until evicted) to answer when every engine fails.
+// WithCache sizes the in-process cache. Default 10 000 entries kept fresh for 24h (answers of
+// fallback engines one minute at most); expired entries are kept (until evicted) to answer
+// when every engine fails.
 func WithCache(entries int, ttl time.Duration) Option {
 	return func(o *options) { o.cacheEntries, o.cacheTTL, o.noCache = entries, ttl, false }
 }
@@ -189,7 +190,8 @@ func WithoutCache() Option { return func(o *options) { o.noCache = true } }
 // WithBudget sets a daily budget. Default: unlimited.
 func WithBudget(b Budget) Option { return func(o *options) { o.budget = b } }
 
-// WithProbes turns on active health probes. Default: off.
+// WithProbes turns on active health probes. Default: off; without them only engines demoted
+// by their health are probed, every 30s, to bring them back (see Routing in the package doc).
 //
 // Every p.Interval, waited on the Client's Clock, a background goroutine owned by the Client
 // (Close stops it and waits for it) translates p.Text from p.Source to p.Target once on each

@@ -98,11 +98,17 @@ func (p *ProbePolicy) accepts(engine, answer string) bool {
 // pace one, and the tests run rounds themselves with ProbeRoundForTest.
 type manualProbeClock interface{ manualProbes() }
 
-// startProbes starts the prober when the running configuration has probes and it is not
-// running yet: in New, and in Reconfigure when a configuration turns probes on. The
+// startProbes starts the recovery prober in New, and the prober when the running
+// configuration has probes and it is not running yet: in New, and in Reconfigure when a
+// configuration turns probes on. The
 // prober's goroutines belong to the Client: Close closes c.stop, which cancels the
 // prober's context, and waits for them on c.wg. Called with c.mu held, or in New.
 func (c *Client) startProbes() {
+	if c.wake == nil { // in New
+		c.wake = make(chan struct{}, 1)
+		c.wg.Add(1)
+		go c.recoveryLoop()
+	}
 	s := c.cfg.Load()
 	if s.probes == nil {
 		return
@@ -154,28 +160,34 @@ func (c *Client) probeRound(ctx context.Context) {
 	if err != nil {
 		return // validated in New; unreachable
 	}
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := c.roundContext(ctx)
 	defer cancel()
-	go func() { // Close cancels the round's probes
+	now := c.now()
+	var wg sync.WaitGroup
+	for _, e := range s.engines {
+		if e.h.TakeServed() >= probeBusyCalls || e.has(flagSetAside) { // set aside: keyCheck's
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.probe(ctx, e, r, s.probes, now)
+		}()
+	}
+	wg.Wait()
+}
+
+// roundContext is a probe round's context: Close cancels it.
+func (c *Client) roundContext(parent context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(parent)
+	go func() {
 		select {
 		case <-c.stop:
 			cancel()
 		case <-ctx.Done():
 		}
 	}()
-	now := c.now()
-	var wg sync.WaitGroup
-	for _, e := range s.engines {
-		if e.h.TakeServed() >= probeBusyCalls {
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c.probe(ctx, e, r, now)
-		}()
-	}
-	wg.Wait()
+	return ctx, cancel
 }
 
 // probeRequest builds the probe's request. It is only read by the probes of a round.
@@ -197,8 +209,8 @@ func (c *Client) probeRequest(p *ProbePolicy) (*request, error) {
 // probe probes one engine, unless a probe would tell nothing or cost too much, and moves it
 // in or out of maintenance. The call runs apart from the prober (invokeApart), so Close
 // returns promptly even when an engine ignores its context.
-func (c *Client) probe(ctx context.Context, e *engine, r *request, now int64) {
-	if e.has(flagSetAside) || now < e.offUntil.Load() || !e.supports(r.srcID, r.tgt.ID) {
+func (c *Client) probe(ctx context.Context, e *engine, r *request, p *ProbePolicy, now int64) {
+	if now < e.offUntil.Load() || !e.supports(r.srcID, r.tgt.ID) {
 		return
 	}
 	l := lease{texts: []string{r.Text}, chars: int64(r.chars)}
@@ -224,7 +236,7 @@ func (c *Client) probe(ctx context.Context, e *engine, r *request, now int64) {
 	if ctx.Err() != nil {
 		return // Close: not the engine's fault
 	}
-	c.probeOutcome(e, r, out, err, lat)
+	c.probeOutcome(e, r, p, out, err, lat)
 }
 
 // probeGates takes a rate token and a slot if both are free at once: a probe must not take
@@ -244,9 +256,13 @@ func (c *Client) probeGates(e *engine, l *lease) bool {
 	return true
 }
 
-// probeOutcome records what a probe said about the engine.
-func (c *Client) probeOutcome(e *engine, r *request, out *EngineResult, err error, lat time.Duration) {
+// probeOutcome records what a probe of policy p said about the engine: of a set-aside
+// engine, only whether its key is accepted now.
+func (c *Client) probeOutcome(e *engine, r *request, p *ProbePolicy, out *EngineResult, err error, lat time.Duration) {
 	switch kind := KindOf(err); {
+	case e.has(flagSetAside):
+		c.keyChecked(e, err == nil && p.accepts(e.name, out.Texts[0]))
+		return
 	case err == nil:
 	case kind == KindUnsupported:
 		e.unsupported.add(r.srcID, r.tgt.ID)
@@ -254,17 +270,14 @@ func (c *Client) probeOutcome(e *engine, r *request, out *EngineResult, err erro
 	case !breakerFailure(kind):
 		return // says nothing about the engine's health
 	}
-	p := e.s.probes
-	if p == nil {
-		return // the configuration changed: probes are off
-	}
 	pass := err == nil && p.accepts(e.name, out.Texts[0])
 	e.h.Record(uint64(time.Now().UnixNano()), pass, lat)
 	c.probed(e, pass, p.Failures)
 }
 
 // probed counts a probe's outcome: Failures failed probes in a row put the engine in
-// maintenance; a passing probe clears the count and takes it out.
+// maintenance (never with Failures 0: recovery probes); a passing probe clears the count
+// and takes it out.
 func (c *Client) probed(e *engine, pass bool, failures int) {
 	if pass {
 		e.probeFails.Store(0)
@@ -274,7 +287,7 @@ func (c *Client) probed(e *engine, pass bool, failures int) {
 		}
 		return
 	}
-	if int(e.probeFails.Add(1)) >= failures && e.set(flagMaintenance) {
+	if failures > 0 && int(e.probeFails.Add(1)) >= failures && e.set(flagMaintenance) {
 		c.obs.poolChanged(e.name, e.routingPool(), PoolMaintenance)
 	}
 }
@@ -285,4 +298,126 @@ func (e *engine) routingPool() Pool {
 		return PoolFallback
 	}
 	return e.view.Load().pool
+}
+
+// recoveryEvery is how often an engine its health demoted is probed when the configuration
+// has no probes (see recoveryRound): 120 probes an hour per demoted engine, none while every
+// engine stands in its pool.
+const recoveryEvery = 30 * time.Second
+
+// recoveryPolicy is the recovery probes' policy: "hello" from en to es (or between the first
+// two of the engine's Languages when it does not take that pair), any non-empty answer
+// passes, and failures never put the engine in maintenance.
+var recoveryPolicy = ProbePolicy{Interval: recoveryEvery, Text: defaultProbeText,
+	Source: defaultProbeSource, Target: defaultProbeTarget}
+
+// demoted reports whether the engine's health moved it to the fallback pool: an engine in
+// that pool by its profile (FallbackOnly) is not demoted.
+func (e *engine) demoted() bool {
+	return !e.prof.FallbackOnly && e.view.Load().pool == PoolFallback
+}
+
+// wakeRecovery tells the recovery prober that an engine is demoted; it never blocks.
+func (c *Client) wakeRecovery() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// recoveryLoop runs a recovery round each time a fold finds an engine demoted, until Close.
+// It waits on folds, not on the clock, so any Clock paces it.
+func (c *Client) recoveryLoop() {
+	defer c.wg.Done()
+	for {
+		select {
+		case <-c.stop:
+			return
+		case <-c.wake:
+		}
+		c.recoveryRound()
+	}
+}
+
+// keyCheckEvery is how often an engine set aside after KindUnauthorized is probed to learn
+// whether its key was rotated (an adapter's WithKeyFunc reads the key before every call):
+// the first check a minute after the first fold that sees it set aside, then one a minute,
+// each one vendor request that the vendor refuses until the key changes.
+const keyCheckEvery = time.Minute
+
+// recoveryRound probes, in parallel, the engines out that no traffic can bring back: each
+// engine demoted by its health whose last recovery probe is recoveryEvery old, when the
+// configuration has no probes of its own (with them, probeRound probes every engine); and
+// each engine set aside (unauthorized) whose last key check is keyCheckEvery old. A demoted
+// engine gets no ordinary traffic to show it has recovered: two passing probes bring it
+// back (probePassed); a set-aside engine comes back when one passes (keyChecked). Probes
+// run on folds, which run on the request path: an idle Client probes nothing.
+func (c *Client) recoveryRound() {
+	s := c.cfg.Load()
+	if c.closed.Load() {
+		return
+	}
+	ctx, cancel := c.roundContext(context.Background())
+	defer cancel()
+	now := c.now()
+	var wg sync.WaitGroup
+	for _, e := range s.engines {
+		if !recoveryDue(s, e, now) {
+			continue
+		}
+		r := c.recoveryRequest(e)
+		if r == nil {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.probe(ctx, e, r, &recoveryPolicy, now)
+		}()
+	}
+	wg.Wait()
+}
+
+// recoveryDue reports whether e is due a recovery probe or a key check now, and if so
+// marks it done.
+func recoveryDue(s *setup, e *engine, now int64) bool {
+	last := e.recoveryAt.Load()
+	switch {
+	case e.has(flagSetAside):
+		if last == 0 { // the first round that sees it set aside starts its minute
+			e.recoveryAt.CompareAndSwap(0, now)
+			return false
+		}
+		return now-last >= int64(keyCheckEvery) && e.recoveryAt.CompareAndSwap(last, now)
+	case e.demoted() && s.probes == nil:
+		return now-last >= int64(recoveryEvery) && e.recoveryAt.CompareAndSwap(last, now)
+	}
+	return false
+}
+
+// keyChecked brings a set-aside engine back when its probe passed: its key function
+// returns a key the vendor accepts.
+func (c *Client) keyChecked(e *engine, pass bool) {
+	if pass && e.clear(flagSetAside) {
+		e.recoveryAt.Store(0)
+		c.obs.warn("engine back: its key is accepted again", e.name)
+	}
+}
+
+// recoveryRequest is the recovery probe's request for e: recoveryPolicy's pair, or the
+// first two of e's Languages when e does not take it; nil when there is none.
+func (c *Client) recoveryRequest(e *engine) *request {
+	p := recoveryPolicy
+	r, err := c.probeRequest(&p)
+	if err == nil && e.supports(r.srcID, r.tgt.ID) {
+		return r
+	}
+	if len(e.prof.Languages) < 2 {
+		return nil
+	}
+	p.Source, p.Target = e.prof.Languages[0], e.prof.Languages[1]
+	if r, err = c.probeRequest(&p); err != nil {
+		return nil
+	}
+	return r
 }

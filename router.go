@@ -58,12 +58,13 @@ type engineState struct {
 	offUntil    atomic.Int64  // the later of outUntil and coolUntil, for the router
 	unsupported pairMemory    // pairs the engine said it does not take
 	probeFails  atomic.Int32
+	recoveryAt  atomic.Int64 // the last recovery probe (unix nanos; probe.go)
 	abandoned   atomic.Int32 // isolated calls still running after their deadline
 }
 
 // Engine flags: reasons an engine is out, or treated apart, until something changes.
 const (
-	flagSetAside    uint32 = 1 << iota // unauthorized: out until reconfigured
+	flagSetAside    uint32 = 1 << iota // unauthorized: out until a key check passes or a reconfiguration
 	flagMaintenance                    // failed probes: out until a probe passes
 	flagIsolate                        // overran a deadline once: calls run apart (failover.go)
 )

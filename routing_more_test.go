@@ -83,7 +83,9 @@ func TestPoolMovesOnTwoDropsAndBackAfterTwoGoodFolds(t *testing.T) {
 	clk := newClock()
 	a := fake.New("a")
 	fb := fake.New("fb")
-	c := newClient(t, translate.WithClock(clk), translate.WithRetry(translate.RetryPolicy{PerEngine: 1}),
+	// Probes run by hand (never here): folds alone move a, no recovery probe.
+	c := newClient(t, translate.WithClock(translate.ManualProbesForTest(clk)), translate.WithProbes(translate.ProbePolicy{}),
+		translate.WithRetry(translate.RetryPolicy{PerEngine: 1}),
 		translate.WithBreaker(translate.BreakerPolicy{FailureRatio: 0.9, MinCalls: 40}),
 		translate.WithRouting(translate.RoutingPolicy{MinHealth: 0.1}),
 		translate.WithEngine(a, translate.Profile{}),

@@ -294,7 +294,7 @@ func TestLastResortEngineBeforeStaleCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = view{Text: "L:hello world", FromCache: true, Degr: true, LastResortCalls: 2}
+	want = view{Text: "L:hello world", Engine: "l", FromCache: true, Degr: true, LastResortCalls: 2}
 	if diff := cmp.Diff(want, view{res.Text, res.Engine, res.FromCache, res.Degraded, l.Calls()}); diff != "" {
 		t.Errorf("every engine down, stale entry (-want +got):\n%s", diff)
 	}

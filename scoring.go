@@ -220,10 +220,15 @@ func (c *Client) maybeFold(now int64) {
 	if last := c.lastFold.Swap(now); last != 0 && now > last {
 		secs = float64(now-last) / float64(time.Second)
 	}
+	out := false // an engine only recovery probes can bring back (probe.go)
 	for _, e := range s.engines {
 		if from, to, moved := c.foldEngine(e, secs); moved {
 			c.obs.poolChanged(e.name, from, to)
 		}
+		out = out || (e.demoted() && s.probes == nil) || e.has(flagSetAside)
+	}
+	if out {
+		c.wakeRecovery()
 	}
 }
 

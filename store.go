@@ -49,9 +49,12 @@ const RequestWindow = 10 * time.Second
 
 // Admission is what one engine call asks of a Store.
 type Admission struct {
-	Now       time.Time // the Client's clock; days are UTC days, quota periods align on the Unix epoch
-	Engine    string
-	RequestID string // the caller's request id; "" skips de-duplication
+	Now    time.Time // the Client's clock; days are UTC days, quota periods align on the Unix epoch
+	Engine string
+	// RequestID is the caller's request id bound to the request's content: the id, "#" and
+	// 32 hex digits of a SHA-256 of the text, languages, scene and style, the same in every
+	// process; an id reused for other content is another id. "" skips de-duplication.
+	RequestID string
 	CacheKey  string // "" skips the second-level cache
 	Credits   float64
 	Daily     float64 // the daily budget; 0 means unlimited

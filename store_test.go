@@ -100,8 +100,11 @@ func checkAdmission(t *testing.T, ad translate.Admission) {
 	if ad.CacheKey == "" || len(ad.CacheKey) != 64 {
 		t.Errorf("CacheKey %q, want a sha256 hex key", ad.CacheKey)
 	}
-	ad.CacheKey, ad.Now = "", time.Time{}
-	want := translate.Admission{Engine: "a", RequestID: "id-1", Credits: 5, Daily: 100, Chars: 5, Quota: 1000,
+	if id, digest, _ := strings.Cut(ad.RequestID, "#"); id != "id-1" || len(digest) != 32 {
+		t.Errorf("RequestID %q, want id-1 bound to the content (id-1#32 hex digits)", ad.RequestID)
+	}
+	ad.CacheKey, ad.Now, ad.RequestID = "", time.Time{}, ""
+	want := translate.Admission{Engine: "a", Credits: 5, Daily: 100, Chars: 5, Quota: 1000,
 		QuotaPeriod: 24 * time.Hour, LeaseTTL: 3 * time.Second}
 	if d := cmp.Diff(want, ad); d != "" {
 		t.Errorf("Admission (-want +got):\n%s", d)

@@ -18,8 +18,9 @@ const storeWait = 250 * time.Millisecond
 const leaseMargin = 2 * time.Second
 
 // unauthorizedHold is how long an engine whose key the vendor rejected stays out for every
-// Client of a Store. A rotated key (Reconfigure, or the adapter's key function) brings the
-// engine back on this Client at once and on the others when the hold ends.
+// Client of a Store. A rotated key brings the engine back on this Client (at once with
+// Reconfigure, at the next key check with the adapter's key function: probe.go) and on the
+// others when the hold ends.
 const unauthorizedHold = 5 * time.Minute
 
 // storeAdmit asks the Store for the call on e after the local gates passed. It fills
@@ -28,7 +29,7 @@ const unauthorizedHold = 5 * time.Minute
 // why the call is refused.
 func (c *Client) storeAdmit(w *walk, e *engine, l *lease) error {
 	r := w.r
-	a := Admission{Now: c.clock.Now(), Engine: e.name, RequestID: r.RequestID, Chars: l.chars,
+	a := Admission{Now: c.clock.Now(), Engine: e.name, RequestID: storeRequestID(r), Chars: l.chars,
 		Quota: e.prof.Quota, QuotaPeriod: e.prof.QuotaPeriod, LeaseTTL: e.prof.Timeout + leaseMargin}
 	if !e.free {
 		a.Credits, a.Daily = l.cost, c.budget.Daily()
@@ -111,7 +112,9 @@ func (c *Client) storeSettle(w *walk, e *engine, l *lease, out *EngineResult, er
 		if w.r.src != nil {
 			s.Answer.Source = w.r.src.Canon
 		}
-		s.CacheKey = c.storeKey(w.r)
+		if !w.stage.degraded() { // a fallback's answer is not shared as a fresh one (cache.go: degradedTTL)
+			s.CacheKey = c.storeKey(w.r)
+		}
 	case err != nil && w.r.RequestID != "":
 		s.Answer = &StoredAnswer{Kind: KindOf(err), Engine: e.name}
 	}
@@ -146,6 +149,13 @@ func (c *Client) storeKey(r *request) string {
 	if !c.cacheable(r) || (r.pinned != nil && !r.AllowFallback) || len(r.Regions) > 0 {
 		return ""
 	}
+	sum := contentDigest(r)
+	return hex.EncodeToString(sum[:])
+}
+
+// contentDigest hashes r's text with the full language keys, scene and style: the same in
+// every process.
+func contentDigest(r *request) [sha256.Size]byte {
 	h := sha256.New()
 	src := ""
 	if r.src != nil {
@@ -157,7 +167,20 @@ func (c *Client) storeKey(r *request) string {
 	}
 	h.Write([]byte(r.Text))
 	var sum [sha256.Size]byte
-	return hex.EncodeToString(h.Sum(sum[:0]))
+	h.Sum(sum[:0])
+	return sum
+}
+
+// storeRequestID is the request id a Store sees: the caller's, bound to the request's
+// content ("#" and 32 hex digits of contentDigest), so that an id reused with another text,
+// language, scene or style is another id on every replica, and the Store never hands back
+// the answer to other content. "" without a caller's id.
+func storeRequestID(r *request) string {
+	if r.RequestID == "" {
+		return ""
+	}
+	sum := contentDigest(r)
+	return r.RequestID + "#" + hex.EncodeToString(sum[:16])
 }
 
 // learnSpent keeps the shared budget's last reported spend, for economy mode.

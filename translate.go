@@ -24,17 +24,23 @@ import (
 
 // Request is one text to translate. Only Text and Target are required.
 type Request struct {
-	Text          string
-	Source        string   // BCP 47 tag; "" means detect
-	Target        string   // BCP 47 tag; required
-	Scene         Scene    // SceneGeneral (default), SceneTech, SceneLegal, SceneEcommerce, SceneChat
-	Style         Style    // StyleDefault, StyleFormal, StyleCasual
-	Priority      Priority // PriorityNormal (default), PriorityHigh
-	UserID        string   // stable routing for canaries and sticky routing
-	RequestID     string   // idempotency key; generated when empty
-	Engine        string   // pin one engine by name; "" lets the router choose
-	AllowFallback bool     // with Engine set: may other engines be used if it fails
-	NoCache       bool     // neither read nor write the cache
+	Text     string
+	Source   string   // BCP 47 tag; "" means detect
+	Target   string   // BCP 47 tag; required
+	Scene    Scene    // SceneGeneral (default), SceneTech, SceneLegal, SceneEcommerce, SceneChat
+	Style    Style    // StyleDefault, StyleFormal, StyleCasual
+	Priority Priority // PriorityNormal (default), PriorityHigh
+	UserID   string   // stable routing for canaries and sticky routing
+	// RequestID is an idempotency key; generated when empty. Within 10s (RequestWindow) a
+	// request with the same id and the same text, languages, scene and style gets its first
+	// answer, or its first failure when that may have been billed (a timeout, bad output, a
+	// canceled call), and never reaches an engine that may have billed it; a failure that
+	// certainly cost nothing (such as a 429 or 503) is retried. An id reused with another
+	// text, language, scene or style is a new request: it never gets the first one's answer.
+	RequestID     string
+	Engine        string // pin one engine by name; "" lets the router choose
+	AllowFallback bool   // with Engine set: may other engines be used if it fails
+	NoCache       bool   // neither read nor write the cache
 	// Regions lists the processing regions allowed for this text (Profile.Region values).
 	// Empty means any. It is a hard filter: no engine outside them serves the request,
 	// fallback engines included.
@@ -45,7 +51,7 @@ type Request struct {
 // returns the cache entry's Result, shared by every caller that hits it.
 type Result struct {
 	Text   string
-	Engine string // engine that produced the text ("" only if every part came from cache)
+	Engine string // engine that produced the text, for cache hits too ("a+b": segments from several)
 	Source string // detected or given source tag
 	// Latency is end to end, as seen by Translate. It is 0 for a fresh cache hit, which takes
 	// a fraction of a microsecond and reads no clock.
@@ -90,7 +96,8 @@ type Client struct {
 	obs       *observer
 	scratch   sync.Pool // *scratch
 	batchConc int
-	probing   atomic.Bool // the probe loop runs
+	probing   atomic.Bool   // the probe loop runs
+	wake      chan struct{} // a recovery probe is due (probe.go); made in New
 	hedge     hedgeTokens
 	store     Store
 	// sharedSpent is the shared budget's spend as the Store last reported it (float64 bits).
@@ -343,7 +350,7 @@ func (w *walk) result(res *Result) (*Result, error) {
 
 // serveStale fills res from the stale entry st: the answer when every engine failed.
 func (w *walk) serveStale(res *Result, st *cacheEntry) *Result {
-	res.Text, res.Source, res.Engine = st.res.Text, st.res.Source, ""
+	res.Text, res.Source, res.Engine = st.res.Text, st.res.Source, st.engine
 	res.FromCache, res.Degraded = true, true
 	res.Latency = time.Since(w.start)
 	w.c.obs.degraded(howStaleCache)
@@ -382,8 +389,9 @@ type EngineStatus struct {
 	Health    float64
 	Score     float64 // current routing score 0..100 (SceneGeneral)
 	QuotaLeft int64   // standard characters left this period; -1 when unlimited
-	// SetAside is true once the engine answered Unauthorized: it is not used again by this
-	// Client.
+	// SetAside is true once the engine answered Unauthorized: it gets no traffic until a key
+	// check passes (one probe a minute while requests flow: a key function that now returns
+	// a key the vendor accepts brings it back within 70s) or Reconfigure replaces it.
 	SetAside bool
 	// LatencyEWMA is the engine's recent latency as the router sees it.
 	LatencyEWMA time.Duration

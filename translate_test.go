@@ -252,7 +252,8 @@ func TestCloseIsIdempotentAndRejectsLaterCalls(t *testing.T) {
 func TestHealthFoldMovesEngineToFallbackPoolAndBack(t *testing.T) {
 	clk := newClock()
 	a, b := fake.New("a"), fake.New("b")
-	c := newClient(t, translate.WithClock(clk), sharp, translate.WithRetry(translate.RetryPolicy{PerEngine: 1}),
+	// Probes run by hand (never here): no recovery probe reaches a (TestRecoveryWithDefaults).
+	c := newClient(t, translate.WithClock(translate.ManualProbesForTest(clk)), translate.WithProbes(translate.ProbePolicy{}), sharp, translate.WithRetry(translate.RetryPolicy{PerEngine: 1}),
 		translate.WithBreaker(translate.BreakerPolicy{FailureRatio: 0.9, MinCalls: 40}),
 		translate.WithEngine(a, primary), translate.WithEngine(b, secondary))
 	a.FailRate(translate.KindUnavailable, 0.5, 3)

@@ -23,8 +23,9 @@
 //
 // # Seen
 //
-// A request id reaches each engine at most once within a window, whatever became of the
-// first call, and a retry gets the first answer or the first error. A mutex and a map
+// A request id reaches each engine at most once within a window unless the call certainly
+// cost nothing (the caller releases its claim), and a retry gets the first answer or the
+// first error that may have been billed. A mutex and a map
 // remember that, but bounded only by time they grow with the request rate (a million
 // ids held their whole Results: +225 MB), and expiring them means sweeping the map under
 // its lock. Seen bounds its entries by count and bytes and keeps them in shards of two

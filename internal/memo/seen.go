@@ -7,8 +7,9 @@ import (
 )
 
 // Seen remembers, for a window, each request id's engines and first outcome, so that an id
-// reaches each engine at most once within the window and a retry gets the first answer
-// (or the first error) instead of a second bill. It is safe for concurrent use; make one
+// reaches each engine at most once within the window (unless its claim is released: the
+// call cost nothing) and a retry gets the first answer (or the first error while an engine
+// still holds a claim) instead of a second bill. It is safe for concurrent use; make one
 // with NewSeen.
 //
 // An entry is keyed by the id and the request's content hash, and lives for window after
@@ -113,6 +114,18 @@ func (s *Seen[V]) Claim(id string, h uint64, engine int, now int64) bool {
 	return true
 }
 
+// Release takes back id's claim on engine: the call was not made, or certainly cost nothing
+// (refused before the vendor did any work), so it may be sent there again. It does not
+// restart the entry's window.
+func (s *Seen[V]) Release(id string, h uint64, engine int, now int64) {
+	sh := s.shard(id, h)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if e := sh.entry(seenKey{id, h}, now, s.window, false); e != nil {
+		e.engines &^= engineBit(engine)
+	}
+}
+
 // Answer records v as the id's answer unless it has one already.
 func (s *Seen[V]) Answer(id string, h uint64, v V, now int64) {
 	var n int64
@@ -131,7 +144,9 @@ func (s *Seen[V]) Answer(id string, h uint64, v V, now int64) {
 	sh.update(k, e, n, now)
 }
 
-// Fail records err as the id's first error unless it has an answer or an error already.
+// Fail records err as the id's first error unless it has an answer or an error already, or
+// no engine holds a claim on it: a failure whose calls were all released (Release) cost
+// nothing, and a retry must be free to make them again rather than get err replayed.
 func (s *Seen[V]) Fail(id string, h uint64, err error, now int64) {
 	if err == nil {
 		return
@@ -140,8 +155,11 @@ func (s *Seen[V]) Fail(id string, h uint64, err error, now int64) {
 	k := seenKey{id, h}
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	e := sh.entry(k, now, s.window, true)
-	if e == nil || e.hasAnswer || e.err != nil {
+	e := sh.entry(k, now, s.window, false)
+	if e == nil || e.engines == 0 || e.hasAnswer || e.err != nil {
+		return
+	}
+	if e = sh.entry(k, now, s.window, true); e == nil { // to the current generation
 		return
 	}
 	e.err = err

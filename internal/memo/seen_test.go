@@ -102,6 +102,32 @@ func TestSeenFirstOutcome(t *testing.T) {
 	}
 }
 
+// TestSeenReleasedFailureNotReplayed: a released claim may be made again, and a failure
+// with every claim released is not remembered; with a claim still held it is.
+func TestSeenReleasedFailureNotReplayed(t *testing.T) {
+	errA := errors.New("a")
+	s := NewSeen[string](window, 100, 1<<20, nil)
+	s.Claim("r", 1, 0, 0)
+	s.Release("r", 1, 0, 1)
+	s.Fail("r", 1, errA, 2)
+	if diff := cmp.Diff(known{OK: true}, lookup(s, "r", 1, 3), cmpErr); diff != "" {
+		t.Errorf("a failure with its claim released (-want +got):\n%s", diff)
+	}
+	if !s.Claim("r", 1, 0, 4) {
+		t.Fatal("a released claim could not be made again")
+	}
+	s.Claim("r", 1, 2, 5)
+	s.Release("r", 1, 0, 6)
+	s.Fail("r", 1, errA, 7)
+	if diff := cmp.Diff(known{Err: errA, Engines: 0b100, OK: true}, lookup(s, "r", 1, 8), cmpErr); diff != "" {
+		t.Errorf("a failure with a claim held (-want +got):\n%s", diff)
+	}
+	s.Fail("q", 1, errA, 9) // nothing claimed
+	if got := lookup(s, "q", 1, 10); got.OK {
+		t.Errorf("a failure of an id never claimed is remembered: %+v", got)
+	}
+}
+
 func TestSeenWindow(t *testing.T) {
 	w := int64(window)
 	s := NewSeen[string](window, 100, 1<<20, nil)
