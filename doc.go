@@ -36,7 +36,10 @@
 //
 //	quality*0.40 + availability*0.25 + speed*0.20 + cost*0.15
 //
-// where availability is the success ratio of the last minute of real calls, speed is
+// where quality is the engine's figure for the request's pair and scene (Profile.PairQuality,
+// keyed "en-de", "*-ja", "en-de/legal": the most specific key wins, then SceneQuality, then
+// Quality; package eval measures them), availability is the success ratio of the last minute
+// of real calls, speed is
 // absolute (100 at 100ms or less, 0 at 10s, logarithmic between: see SpeedScore) and cost is
 // linear in price (CostScore). Weights are configurable in RoutingPolicy. Finally one
 // candidate is drawn with probability proportional to exp(score/Temperature): by default
