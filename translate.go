@@ -382,7 +382,9 @@ type EngineStatus struct {
 	// SetAside is true once the engine answered Unauthorized: it is not used again by this
 	// Client.
 	SetAside bool
-	// LatencyEWMA is the engine's recent latency as the router sees it.
+	// LatencyEWMA is the engine's recent latency as the router sees it: 300ms before any
+	// successful call, the mean of the first fold's (HealthEvery) successful calls after it,
+	// then moved 30% of the way to each later fold's mean.
 	LatencyEWMA time.Duration
 }
 
