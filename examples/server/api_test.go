@@ -350,6 +350,7 @@ func TestRoutesAndReadiness(t *testing.T) {
 func TestFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"-timeout", "0"}, {"-max-body", "10"}, {"-max-batch", "0"}, {"-budget", "-1"}, {"extra"}, {"-nope"},
+		{"-drain", "-1s"}, {"-drain", "11m"},
 	} {
 		if code := run(t.Context(), args, func(string) string { return "" }, io.Discard, io.Discard); code != 2 {
 			t.Errorf("run(%q) = %d, want 2", args, code)

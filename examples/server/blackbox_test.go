@@ -123,8 +123,10 @@ func TestBinary(t *testing.T) {
 	}
 }
 
-// TestGracefulShutdown sends SIGTERM while a slow request is in flight: the request gets its
-// answer, new connections are refused, and the process exits 0.
+// TestGracefulShutdown sends SIGTERM while a slow request is in flight, with the default
+// drain (10s): /readyz answers 503 while the listener stays open and a new request is still
+// served; the request in flight gets its answer; then the process exits 0 and new
+// connections are refused.
 func TestGracefulShutdown(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
@@ -182,6 +184,30 @@ func TestGracefulShutdown(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
+	// The signal is handled asynchronously: /readyz may answer 200 a few times first, but it
+	// must answer 503 before the listener closes.
+	for ready := 200; ready != 503; {
+		resp, err := http.Get(m + "/readyz")
+		if err != nil {
+			t.Fatalf("/readyz never answered 503 after SIGTERM before the listener closed: %v; log:\n%s", err, logs)
+		}
+		resp.Body.Close()
+		ready = resp.StatusCode
+		if ready == 200 {
+			select {
+			case <-ctx.Done():
+				t.Fatal("/readyz still answers 200 after SIGTERM")
+			case <-time.After(10 * time.Millisecond):
+			}
+		} else if ready != 503 {
+			t.Fatalf("/readyz after SIGTERM: %d, want 503", ready)
+		}
+	}
+	// Still served during the drain: a load balancer may send a few before it notices.
+	late := post(t, m+"/v1/translate", "application/json", `{"text":"The house is red.","source_lang":"en","target_lang":"es"}`)
+	if late.status != 200 || late.code() != 0 {
+		t.Errorf("a request sent during the drain got %d %v", late.status, late.body)
+	}
 	a := <-answered
 	if a.status != 200 || a.code() != 0 {
 		t.Errorf("the request in flight at SIGTERM got %d %v", a.status, a.body)
@@ -198,8 +224,10 @@ func TestGracefulShutdown(t *testing.T) {
 	if _, err := http.Get(m + "/healthz"); err == nil {
 		t.Error("the server still accepts connections after shutdown")
 	}
-	if !strings.Contains(logs.String(), "shutting down") {
-		t.Errorf("no shutdown line in the log:\n%s", logs)
+	for _, line := range []string{`"msg":"draining: /readyz answers 503, requests still served","drain":"10s"`, "shutting down"} {
+		if !strings.Contains(logs.String(), line) {
+			t.Errorf("no %s line in the log:\n%s", line, logs)
+		}
 	}
 }
 
@@ -251,7 +279,7 @@ func TestConfigFile(t *testing.T) {
 		t.Skip("builds and runs the binary")
 	}
 	bin := binary(t)
-	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-config", "config.example.json")
+	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-config", "config.example.json", "-drain", "0") // no drain: TestGracefulShutdown tests it
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
 	stdout, _ := cmd.StdoutPipe()
 	logs := &lockedBuffer{}
@@ -300,7 +328,7 @@ func TestConfigFileBundledTypes(t *testing.T) {
 	bin := binary(t)
 	file := filepath.Join(t.TempDir(), "bundled.json")
 	os.WriteFile(file, []byte(`{"engines":[{"name":"bundled","type":"fake","settings":{"prefix":"FAKE "}}]}`), 0o644)
-	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-config", file)
+	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-config", file, "-drain", "0") // no drain: TestGracefulShutdown tests it
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
 	stdout, _ := cmd.StdoutPipe()
 	logs := &lockedBuffer{}
