@@ -105,13 +105,18 @@ func TestBinary(t *testing.T) {
 	for _, name := range []string{
 		"translate_requests_total", "translate_attempts_total", "translate_request_duration_seconds_bucket",
 		"translate_attempt_duration_seconds_bucket", "translate_cache_lookups_total", "translate_cost_total",
-		"translate_chars_total", "translate_routing_decision_duration_seconds_bucket", "translate_quota_left",
+		"translate_chars_total", "translate_routing_decision_duration_seconds_bucket",
 		"translate_engine_breaker_state", "translate_engine_usable", "translate_budget_spent", "translate_budget_daily",
 		"translate_server_http_requests_total", "translate_server_http_in_flight",
 	} {
 		if !regexp.MustCompile(`(?m)^` + name + `[{ ]`).MatchString(metrics) {
 			t.Errorf("/metrics has no %s", name)
 		}
+	}
+	// No simulated engine has a quota: no translate_quota_left series (it used to say -1,
+	// which broke sums over engines).
+	if regexp.MustCompile(`(?m)^translate_quota_left[{ ]`).MatchString(metrics) {
+		t.Errorf("/metrics reports translate_quota_left for engines without a quota:\n%s", grep(metrics, "quota_left"))
 	}
 	if !strings.Contains(metrics, `translate_attempts_total{engine="sim-`) || !strings.Contains(metrics, `outcome="ok"`) {
 		t.Errorf("translate_attempts_total lacks its engine and outcome labels")
