@@ -189,25 +189,7 @@ func TestGracefulShutdown(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	// The signal is handled asynchronously: /readyz may answer 200 a few times first, but it
-	// must answer 503 before the listener closes.
-	for ready := 200; ready != 503; {
-		resp, err := http.Get(m + "/readyz")
-		if err != nil {
-			t.Fatalf("/readyz never answered 503 after SIGTERM before the listener closed: %v; log:\n%s", err, logs)
-		}
-		resp.Body.Close()
-		ready = resp.StatusCode
-		if ready == 200 {
-			select {
-			case <-ctx.Done():
-				t.Fatal("/readyz still answers 200 after SIGTERM")
-			case <-time.After(10 * time.Millisecond):
-			}
-		} else if ready != 503 {
-			t.Fatalf("/readyz after SIGTERM: %d, want 503", ready)
-		}
-	}
+	waitNotReady(ctx, t, m, logs)
 	// Still served during the drain: a load balancer may send a few before it notices.
 	late := post(t, m+"/v1/translate", "application/json", `{"text":"The house is red.","source_lang":"en","target_lang":"es"}`)
 	if late.status != 200 || late.code() != 0 {
@@ -217,6 +199,13 @@ func TestGracefulShutdown(t *testing.T) {
 	if a.status != 200 || a.code() != 0 {
 		t.Errorf("the request in flight at SIGTERM got %d %v", a.status, a.body)
 	}
+	checkStopped(ctx, t, exited, m, logs)
+}
+
+// checkStopped checks that the server exits 0 after the drain, refuses connections and
+// logged both steps.
+func checkStopped(ctx context.Context, t *testing.T, exited chan error, base string, logs *lockedBuffer) {
+	t.Helper()
 	select {
 	case err := <-exited:
 		exited <- err // for the cleanup
@@ -226,12 +215,38 @@ func TestGracefulShutdown(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the server did not exit after SIGTERM")
 	}
-	if _, err := http.Get(m + "/healthz"); err == nil {
+	if _, err := http.Get(base + "/healthz"); err == nil {
 		t.Error("the server still accepts connections after shutdown")
 	}
 	for _, line := range []string{`"msg":"draining: /readyz answers 503, requests still served","drain":"10s"`, "shutting down"} {
 		if !strings.Contains(logs.String(), line) {
 			t.Errorf("no %s line in the log:\n%s", line, logs)
+		}
+	}
+}
+
+// waitNotReady polls /readyz after a SIGTERM until it answers 503. The signal is handled
+// asynchronously, so it may answer 200 a few times first; but it must answer 503 before the
+// listener closes.
+func waitNotReady(ctx context.Context, t *testing.T, base string, logs *lockedBuffer) {
+	t.Helper()
+	for {
+		resp, err := http.Get(base + "/readyz")
+		if err != nil {
+			t.Fatalf("/readyz never answered 503 after SIGTERM before the listener closed: %v; log:\n%s", err, logs)
+		}
+		resp.Body.Close()
+		switch resp.StatusCode {
+		case 503:
+			return
+		case 200:
+		default:
+			t.Fatalf("/readyz after SIGTERM: %d, want 503", resp.StatusCode)
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("/readyz still answers 200 after SIGTERM")
+		case <-time.After(10 * time.Millisecond):
 		}
 	}
 }

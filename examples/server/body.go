@@ -10,7 +10,9 @@ import (
 	"net/http"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -133,42 +135,21 @@ func checkName(seen map[string]bool, name string) (int, string) {
 
 // loneSurrogate reports whether a JSON string in body holds a \u escape of half a UTF-16
 // surrogate pair (a high one not followed by a low one, or a low one alone), which
-// encoding/json would turn into U+FFFD.
+// encoding/json would turn into U+FFFD. Backslashes occur only in strings in valid JSON.
 func loneSurrogate(body []byte) bool {
-	hex4 := func(i int) (rune, bool) {
-		if i+6 > len(body) || body[i] != '\\' || body[i+1] != 'u' {
-			return 0, false
-		}
-		var r rune
-		for _, c := range body[i+2 : i+6] {
-			switch {
-			case '0' <= c && c <= '9':
-				r = r<<4 | rune(c-'0')
-			case 'a' <= c && c <= 'f':
-				r = r<<4 | rune(c-'a'+10)
-			case 'A' <= c && c <= 'F':
-				r = r<<4 | rune(c-'A'+10)
-			default:
-				return 0, false
-			}
-		}
-		return r, true
-	}
 	for i := 0; i < len(body); i++ {
 		if body[i] != '\\' {
 			continue
 		}
-		r, ok := hex4(i)
-		if !ok {
-			i++ // an escape of one character, such as \\ or \"
-			continue
-		}
+		r, ok := escapedRune(body, i)
 		switch {
-		case 0xDC00 <= r && r <= 0xDFFF:
+		case !ok:
+			i++ // an escape of one character, such as \\ or \"
+		case utf16.IsSurrogate(r) && r >= 0xDC00: // a low half first
 			return true
-		case 0xD800 <= r && r <= 0xDBFF:
-			lo, ok := hex4(i + 6)
-			if !ok || lo < 0xDC00 || lo > 0xDFFF {
+		case utf16.IsSurrogate(r):
+			lo, ok := escapedRune(body, i+6)
+			if !ok || utf16.DecodeRune(r, lo) == utf8.RuneError {
 				return true
 			}
 			i += 11
@@ -177,6 +158,15 @@ func loneSurrogate(body []byte) bool {
 		}
 	}
 	return false
+}
+
+// escapedRune decodes the \uXXXX escape at body[i:], if there is one.
+func escapedRune(body []byte, i int) (rune, bool) {
+	if i+6 > len(body) || body[i] != '\\' || body[i+1] != 'u' {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(string(body[i+2:i+6]), 16, 32)
+	return rune(n), err == nil
 }
 
 // goNames matches the names of translate.Request's fields that the Client's validation
