@@ -202,6 +202,53 @@ func TestGracefulShutdown(t *testing.T) {
 	checkStopped(ctx, t, exited, m, logs)
 }
 
+// TestSecondSignalEndsDrain: with a drain of 10 minutes, a second SIGTERM after /readyz
+// turned 503 ends the drain, and the server exits 0 at once.
+func TestSecondSignalEndsDrain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	cmd := exec.Command(binary(t), "-addr", "127.0.0.1:0", "-drain", "10m")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+	stdout, _ := cmd.StdoutPipe()
+	logs := &lockedBuffer{}
+	cmd.Stderr = logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-exited
+	})
+	sc := bufio.NewScanner(stdout)
+	sc.Scan()
+	go io.Copy(io.Discard, stdout)
+	base := regexp.MustCompile(`http://127\.0\.0\.1:\d+`).FindString(sc.Text())
+	if base == "" {
+		t.Fatalf("no address in %q", sc.Text())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waitNotReady(ctx, t, base, logs)
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		exited <- err // for the cleanup
+		if err != nil || !strings.Contains(logs.String(), "second signal: drain cut short") {
+			t.Errorf("exit: %v; log:\n%s", err, logs)
+		}
+	case <-ctx.Done():
+		t.Fatalf("still running 30s after the second SIGTERM; log:\n%s", logs)
+	}
+}
+
 // checkStopped checks that the server exits 0 after the drain, refuses connections and
 // logged both steps.
 func checkStopped(ctx context.Context, t *testing.T, exited chan error, base string, logs *lockedBuffer) {

@@ -184,6 +184,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 
+	// Signals are caught before the banner: a SIGTERM sent as soon as it is printed drains.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, os.Interrupt)
+	defer signal.Stop(sig)
 	fmt.Fprintf(stdout, "translate server listening on http://%s\n", ln.Addr())
 	switch {
 	case simulated && s.config == "":
@@ -194,9 +198,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintf(stdout, "engines: %v\n", names)
 	}
 
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGTERM, os.Interrupt)
-	defer signal.Stop(sig)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 
