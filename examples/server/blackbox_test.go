@@ -113,11 +113,7 @@ func TestBinary(t *testing.T) {
 			t.Errorf("/metrics has no %s", name)
 		}
 	}
-	// No simulated engine has a quota: no translate_quota_left series (it used to say -1,
-	// which broke sums over engines).
-	if regexp.MustCompile(`(?m)^translate_quota_left[{ ]`).MatchString(metrics) {
-		t.Errorf("/metrics reports translate_quota_left for engines without a quota:\n%s", grep(metrics, "quota_left"))
-	}
+	noQuotaSeries(t, metrics)
 	if !strings.Contains(metrics, `translate_attempts_total{engine="sim-`) || !strings.Contains(metrics, `outcome="ok"`) {
 		t.Errorf("translate_attempts_total lacks its engine and outcome labels")
 	}
@@ -269,6 +265,15 @@ func checkStopped(ctx context.Context, t *testing.T, exited chan error, base str
 		if !strings.Contains(logs.String(), line) {
 			t.Errorf("no %s line in the log:\n%s", line, logs)
 		}
+	}
+}
+
+// noQuotaSeries: no simulated engine has a quota, so there is no translate_quota_left series
+// (it used to say -1, which broke sums over engines).
+func noQuotaSeries(t *testing.T, metrics string) {
+	t.Helper()
+	if regexp.MustCompile(`(?m)^translate_quota_left[{ ]`).MatchString(metrics) {
+		t.Errorf("/metrics reports translate_quota_left for engines without a quota:\n%s", grep(metrics, "quota_left"))
 	}
 }
 
