@@ -163,7 +163,7 @@
 //	translate.cost                       {credit}      counter    [engine]
 //	translate.chars                      {char}        counter    [engine]
 //	translate.routing.decision.duration  s             histogram  (one decision in 16 is timed)
-//	translate.quota.left                 {char}        gauge      [engine] (-1 when unlimited)
+//	translate.quota.left                 {char}        gauge      [engine] (no series when unlimited)
 //
 // Fresh cache hits read no clock, so they are counted in translate.requests but have no
 // translate.request.duration. cache_hit is true for every answer made without an engine call: a fresh cache entry, an

@@ -26,7 +26,7 @@ func ProbeRoundForTest(c *Client) { c.probeRound(context.Background()) }
 func SetLatencyForTest(c *Client, name string, d time.Duration) {
 	e := c.cfg.Load().byName[name]
 	nv := *e.view.Load()
-	nv.ewma = d
+	nv.ewma, nv.latSeen = d, true
 	c.rebuildView(e, &nv)
 	e.view.Store(&nv)
 }

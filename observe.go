@@ -211,7 +211,7 @@ func (ob *observer) initInstruments(m metric.Meter) error {
 		metric.WithDescription("Credits charged for engine calls, by engine."))
 	errs = append(errs, err)
 	ob.quotaLeft, err = m.Int64ObservableGauge("translate.quota.left", metric.WithUnit("{char}"),
-		metric.WithDescription("Standard characters left in the engine's quota period; -1 when unlimited."))
+		metric.WithDescription("Standard characters left in the engine's quota period; engines without a quota have no series."))
 	errs = append(errs, err)
 	return errors.Join(errs...)
 }
@@ -242,7 +242,8 @@ func (ob *observer) engineTel(name string) *engineTel {
 	return et
 }
 
-// registerQuota observes the quota left of every engine of the running configuration.
+// registerQuota observes the quota left of every engine of the running configuration that
+// has a quota (or whose vendor said its quota is spent: 0).
 func (ob *observer) registerQuota(m metric.Meter, c *Client) error {
 	var err error
 	ob.quotaReg, err = m.RegisterCallback(func(_ context.Context, obs metric.Observer) error {
@@ -255,6 +256,9 @@ func (ob *observer) registerQuota(m metric.Meter, c *Client) error {
 			left := e.q.Left(now)
 			if left != 0 && now < e.outUntil.Load() {
 				left = 0 // the vendor said the quota is spent
+			}
+			if left < 0 {
+				continue // unlimited: no series, so that sums over engines stay right
 			}
 			obs.ObserveInt64(ob.quotaLeft, left, e.tel.engine.obs...)
 		}

@@ -319,11 +319,14 @@ func TestTelemetryFailover(t *testing.T) {
 		"translate.attempt.duration{engine=b}":                          1,
 		"translate.requests{cache_hit=false,degraded=false,outcome=ok}": 1,
 		"translate.chars{engine=b}":                                     5,
-		"translate.quota.left{engine=a}":                                -1,
-		"translate.quota.left{engine=b}":                                -1,
 	} {
 		if got[k] != v {
 			t.Errorf("%s = %v, want %v", k, got[k], v)
+		}
+	}
+	for _, k := range []string{"translate.quota.left{engine=a}", "translate.quota.left{engine=b}"} {
+		if v, ok := got[k]; ok {
+			t.Errorf("%s = %v for an engine without a quota; want no series (a -1 breaks sums)", k, v)
 		}
 	}
 	if _, ok := got["translate.chars{engine=a}"]; ok {
@@ -681,8 +684,11 @@ func TestTelemetryQuotaGaugeStopsAtClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := values(tel.metrics(t))
-	if got["translate.quota.left{engine=a}"] != 0 || got["translate.quota.left{engine=b}"] != -1 {
-		t.Errorf("quota gauge a=%v b=%v, want 0 and -1", got["translate.quota.left{engine=a}"], got["translate.quota.left{engine=b}"])
+	if v, ok := got["translate.quota.left{engine=a}"]; !ok || v != 0 {
+		t.Errorf("quota gauge a=%v (reported %v), want 0", v, ok)
+	}
+	if v, ok := got["translate.quota.left{engine=b}"]; ok {
+		t.Errorf("quota gauge b=%v for an engine without a quota; want no series", v)
 	}
 	c.Close()
 	if _, ok := values(tel.metrics(t))["translate.quota.left{engine=a}"]; ok {

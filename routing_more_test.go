@@ -44,9 +44,9 @@ func TestLanguageSupporterListsPairsWhenProfileHasNone(t *testing.T) {
 }
 
 func TestChatSceneAvoidsSlowEngines(t *testing.T) {
-	// Latency is measured on real time. Before any call an engine is assumed at 300ms;
-	// each fold moves its EWMA 30% of the way to the fold's mean: two 600ms calls give
-	// 0.3*600 + 0.7*300 = 390ms, two instant calls 0.7*300 = 210ms.
+	// Latency is measured on real time. Before any call an engine is assumed at 300ms; the
+	// first fold with calls sets its EWMA to their mean: two 600ms calls give 600ms, two
+	// instant calls about 0.
 	clk := newClock()
 	slow := fake.New("slow", fake.WithLatency(600*time.Millisecond))
 	quick := fake.New("quick")

@@ -161,7 +161,8 @@ const healthFolds = 6
 // minFoldCalls is how many calls a fold needs to move an engine's standing.
 const minFoldCalls = 5
 
-// initialLatency is the EWMA latency assumed before an engine has been observed.
+// initialLatency is the EWMA latency assumed before an engine has been observed; the first
+// fold with successful calls replaces it with their mean.
 const initialLatency = 300 * time.Millisecond
 
 // ewmaAlpha weights the newest fold's mean latency in the EWMA.
@@ -172,6 +173,7 @@ type view struct {
 	avail   float64 // 0..1 over the last healthFolds folds
 	speed   float64 // 0..100
 	ewma    time.Duration
+	latSeen bool // ewma comes from measured calls, not initialLatency
 	pool    Pool
 	score   [len(sceneNames)]float64 // 0..100 per scene
 	weight  [len(sceneNames)]float64 // exp(score/T) x traffic gate
@@ -252,6 +254,9 @@ func (c *Client) foldEngine(e *engine, secs float64) (from, to Pool, moved bool)
 	}
 	if s.OKCalls > 0 {
 		nv.ewma = time.Duration(ewmaAlpha*float64(s.MeanLatency()) + (1-ewmaAlpha)*float64(old.ewma))
+		if !old.latSeen { // seeded from the first measured calls, not blended with the prior
+			nv.ewma, nv.latSeen = s.MeanLatency(), true
+		}
 	}
 	nv.pool = poolOf(f.demoted)
 	nv.gate = trafficGate(f.lastRate, e.safeRate())

@@ -393,7 +393,9 @@ type EngineStatus struct {
 	// check passes (one probe a minute while requests flow: a key function that now returns
 	// a key the vendor accepts brings it back within 70s) or Reconfigure replaces it.
 	SetAside bool
-	// LatencyEWMA is the engine's recent latency as the router sees it.
+	// LatencyEWMA is the engine's recent latency as the router sees it: 300ms before any
+	// successful call, the mean of the first fold's (HealthEvery) successful calls after it,
+	// then moved 30% of the way to each later fold's mean.
 	LatencyEWMA time.Duration
 }
 

@@ -11,9 +11,19 @@
 // adapter pointed at it:
 //
 //   - ModeOK: answer every text t with Expected(t) ("T:" + t), in order.
-//   - ModeHang: never answer; the handler returns only when the request's context is done
-//     (select on r.Context().Done(), so httptest.Server.Close does not block).
+//   - ModeHang: never answer; the handler returns only when the request's context is done,
+//     after reading the request body (see below).
 //   - ModeError: answer with the vendor's documented error response for Scenario.Kind.
+//
+// A ModeHang handler must read the request body before it waits: net/http notices that the
+// client went away (and cancels r.Context()) only once the body has been read, so a handler
+// that waits on r.Context().Done() without reading never returns, and httptest.Server.Close
+// waits for it. Call Hang, or do what it does:
+//
+//	case enginetest.ModeHang:
+//		_, _ = io.Copy(io.Discard, r.Body) // read the body, then wait
+//		<-r.Context().Done()
+//		return
 //
 // Example, from an adapter's _test.go file:
 //
@@ -35,12 +45,19 @@
 //	}
 //
 // Run it under -race: one subtest makes 50 concurrent calls on one engine.
+//
+// The suite bounds its own time: a call that does not return fails its subtest after a
+// bound (see Run), and cleanups that NewEngine registered (the server's Close) that have
+// not returned 30s after their subtest ended stop the test binary with a panic that names the
+// subtest and the likely cause, instead of letting go test run into its 10-minute timeout.
 package enginetest
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -83,6 +100,15 @@ type Scenario struct {
 // Expected is the translation a ModeOK server returns for text: "T:" + text.
 func Expected(text string) string { return "T:" + text }
 
+// Hang is a ModeHang handler that returns when it should: it reads the request body to its
+// end, then waits until the request's context is done. net/http cancels r.Context() when the
+// client goes away only once the handler has read the body; a handler that waits without
+// reading it never returns, and httptest.Server.Close waits for it for ever.
+func Hang(w http.ResponseWriter, r *http.Request) {
+	_, _ = io.Copy(io.Discard, r.Body)
+	<-r.Context().Done()
+}
+
 // Harness connects the suite to one adapter. Only NewEngine is required.
 type Harness struct {
 	// NewEngine returns the engine under test connected to a fresh server that plays sc.
@@ -114,6 +140,9 @@ const (
 	parallelCalls = 50
 	// maxBatch caps the texts per call the suite sends.
 	maxBatch = 5
+	// cleanupBound caps how long the cleanups Harness.NewEngine registered for one subtest
+	// (normally the test server's Close) may take once the subtest has ended.
+	cleanupBound = 30 * time.Second
 )
 
 // sampleTexts are the texts the suite translates: short single-line sentences, ASCII and not.
@@ -141,10 +170,22 @@ func sampleTexts() []string {
 //   - Parallel: 50 concurrent calls of min(MaxTexts, 3) distinct texts on one engine.
 //
 // Every error the suite sees is checked for Harness.Secrets. An engine that does not return
-// fails its subtest; the suite cannot stop it, so its goroutine stays behind.
+// fails its subtest; the suite cannot stop it, so its goroutine stays behind. The cleanups
+// Harness.NewEngine registered must return within 30s of their subtest's end; otherwise Run
+// panics with a message naming the subtest (nothing else ends a blocked cleanup).
 func Run(t *testing.T, h Harness) {
 	t.Helper()
-	run(realT{t}, h, grace)
+	run(realT{t}, h, limits{grace: grace, cleanup: cleanupBound, stuck: func(msg string) { panic(msg) }})
+}
+
+// limits are the suite's own time bounds, and what it does when a cleanup is stuck.
+type limits struct {
+	grace   time.Duration // how long after its context is done an engine may take to return
+	cleanup time.Duration // how long a subtest's harness cleanups may take
+	// stuck is called, from a goroutine of its own, with a message naming the subtest whose
+	// harness cleanups did not return within cleanup. Run panics: nothing else ends a
+	// blocked cleanup.
+	stuck func(msg string)
 }
 
 // tb is the part of *testing.T the suite uses. It lets the suite's own tests observe
@@ -174,19 +215,19 @@ func (r realT) Run(name string, f func(tb)) bool {
 type suite struct {
 	h        Harness
 	src, tgt language.Tag
-	batch    int           // texts per call in ManyTexts, 1..maxBatch
-	grace    time.Duration // how long after its context is done an engine may take to return
+	batch    int // texts per call in ManyTexts, 1..maxBatch
+	limits
 }
 
-// run is Run on any tb, with the grace period as a parameter so the suite's own tests can
-// fail an engine that ignores its context without waiting long.
-func run(t tb, h Harness, grace time.Duration) {
+// run is Run on any tb, with the limits as a parameter so the suite's own tests can fail an
+// engine that ignores its context, or a harness whose cleanup blocks, without waiting long.
+func run(t tb, h Harness, lim limits) {
 	t.Helper()
 	if h.NewEngine == nil {
 		t.Fatalf("enginetest: Harness.NewEngine is nil")
 		return
 	}
-	s := &suite{h: h, src: h.Source, tgt: h.Target, batch: min(max(h.MaxTexts, 1), maxBatch), grace: grace}
+	s := &suite{h: h, src: h.Source, tgt: h.Target, batch: min(max(h.MaxTexts, 1), maxBatch), limits: lim}
 	if s.src == language.Und {
 		s.src = language.English
 	}
@@ -211,14 +252,42 @@ func run(t tb, h Harness, grace time.Duration) {
 	t.Run("Parallel", s.testParallel)
 }
 
-// newEngine asks the harness for an engine playing sc and checks it is usable.
+// newEngine asks the harness for an engine playing sc and checks it is usable. It watches
+// the cleanups the harness registers: cleanups run last-registered first, so the one
+// registered before NewEngine runs after the harness's and the one registered after it runs
+// before them.
 func (s *suite) newEngine(t tb, sc Scenario) translate.Engine {
 	t.Helper()
-	e := s.h.NewEngine(t.T(), sc)
+	tt := t.T()
+	done := make(chan struct{})
+	tt.Cleanup(func() { close(done) })
+	e := s.h.NewEngine(tt, sc)
+	name := tt.Name()
+	tt.Cleanup(func() { go s.watchCleanup(name, sc, done) })
 	if e == nil {
 		t.Fatalf("Harness.NewEngine returned a nil engine for scenario %v", sc.Mode)
 	}
 	return e
+}
+
+// watchCleanup reports a subtest whose harness cleanups have not returned (done not
+// closed) within s.cleanup.
+func (s *suite) watchCleanup(name string, sc Scenario, done <-chan struct{}) {
+	timer := time.NewTimer(s.cleanup)
+	defer timer.Stop()
+	select {
+	case <-done:
+		return
+	case <-timer.C:
+	}
+	hint := ""
+	if sc.Mode == ModeHang {
+		hint = "; a ModeHang handler must read the request body before it waits on " +
+			"r.Context().Done() (net/http cancels that context only once the body is read): use enginetest.Hang"
+	}
+	s.stuck(fmt.Sprintf("enginetest: %s: the cleanups Harness.NewEngine registered (scenario %v) have not "+
+		"returned %v after the subtest ended; a test server whose handler never returns blocks "+
+		"httptest.Server.Close%s", name, sc.Mode, s.cleanup, hint))
 }
 
 // request builds a request for texts on the harness's pair.

@@ -222,13 +222,30 @@ func (r *recorder) Run(name string, f func(tb)) bool {
 // context costs little time; a correct in-memory engine returns in microseconds.
 const recordGrace = time.Second
 
+// recordCleanup is the cleanup bound in recorded runs; a stuck cleanup is recorded as a
+// failure of the suite as a whole (its message names the subtest).
+const recordCleanup = time.Second
+
 // runRecorded runs the suite on h and returns the failures it reported as "Subtest: message",
 // or just "message" for failures of the suite as a whole.
 func runRecorded(t *testing.T, h Harness) []string {
 	t.Helper()
+	return runRecordedStuck(t, h, nil)
+}
+
+// runRecordedStuck is runRecorded that also calls onStuck after recording a stuck cleanup,
+// so that the test can release it.
+func runRecordedStuck(t *testing.T, h Harness, onStuck func()) []string {
+	t.Helper()
 	log := &failures{}
 	r := &recorder{t: t, log: log}
-	r.Run("suite", func(tb tb) { run(tb, h, recordGrace) })
+	lim := limits{grace: recordGrace, cleanup: recordCleanup, stuck: func(msg string) {
+		log.add(t.Name()+"/suite", msg)
+		if onStuck != nil {
+			onStuck()
+		}
+	}}
+	r.Run("suite", func(tb tb) { run(tb, h, lim) })
 	base := t.Name() + "/suite"
 	var out []string
 	for _, f := range log.all() {

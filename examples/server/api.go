@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"mime"
 	"net/http"
 	"strconv"
 	"sync/atomic"
@@ -168,6 +167,9 @@ func errorResult(err error, clientGone bool, reqID string) result {
 	msg := err.Error() // the library's errors never hold customer text or credentials
 	var te *translate.Error
 	if errors.As(err, &te) {
+		if te.Kind == translate.KindInvalidInput && te.Engine == "" {
+			msg = jsonMessage(msg) // the Client checked the request: name the body's members
+		}
 		f.Excluded = te.Excluded
 		for _, at := range te.Attempts {
 			f.Attempts = append(f.Attempts, attemptOut{Engine: at.Engine, LatencyMS: ms(at.Latency), Error: translate.KindOf(at.Err).String()})
@@ -266,26 +268,19 @@ func (a *api) ready(w http.ResponseWriter, _ *http.Request) {
 	fail(w, codeNoEngine, "no engine is usable: every breaker is open or every engine is out", "")
 }
 
-// decode reads a JSON body strictly into v: application/json only, at most maxBody bytes,
-// no unknown fields, one value and nothing after it.
+// decode reads a JSON body strictly into v (see readBody): no unknown fields, one value and
+// nothing after it.
 func (a *api) decode(w http.ResponseWriter, r *http.Request, v any) (code int, msg string) {
-	if ct := r.Header.Get("Content-Type"); ct != "" {
-		mt, _, err := mime.ParseMediaType(ct)
-		if err != nil || mt != "application/json" {
-			return codeMediaType, "Content-Type must be application/json"
-		}
+	body, code, msg := readBody(w, r, a.set.maxBody)
+	if code != codeOK {
+		return code, msg
 	}
-	body := http.MaxBytesReader(w, r.Body, a.set.maxBody)
-	dec := json.NewDecoder(body)
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return decodeError(err, a.set.maxBody)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return decodeError(err, a.set.maxBody)
-		}
 		return codeBadRequest, "body: one JSON object expected, found more after it"
 	}
 	return codeOK, ""

@@ -160,13 +160,65 @@ func TestBadRequests(t *testing.T) {
 		{"two objects", "application/json", `{"text":"hi","target_lang":"zh"}{}`, codeBadRequest, "found more"},
 		{"too large", "application/json", big, codeTooLarge, "larger than 4096 bytes"},
 		{"form", "application/x-www-form-urlencoded", `text=hi`, codeMediaType, "application/json"},
+		// encoding/json alone would accept each of these, changed.
+		{"invalid UTF-8", "application/json", "{\"text\":\"caf\xe9\",\"target_lang\":\"zh\"}", codeBadUTF8, "not valid UTF-8"},
+		{"invalid UTF-8 in a name", "application/json", "{\"text\xff\":\"hi\",\"target_lang\":\"zh\"}", codeBadUTF8, "not valid UTF-8"},
+		{"lone high surrogate", "application/json", `{"text":"a\ud83d b","target_lang":"zh"}`, codeBadUTF8, "surrogate"},
+		{"lone low surrogate", "application/json", `{"text":"a\uDE00","target_lang":"zh"}`, codeBadUTF8, "surrogate"},
+		{"duplicate", "application/json", `{"text":"hi","target_lang":"zh","text":"bye"}`, codeDuplicate, `member "text" appears twice`},
+		{"duplicate target", "application/json", `{"target_lang":"es","text":"hi","target_lang":"zh"}`, codeDuplicate, `"target_lang"`},
+		{"upper case", "application/json", `{"TEXT":"hi","target_lang":"zh"}`, codeNameCase, `member "TEXT": names are case-sensitive; did you mean "text"?`},
+		{"mixed case", "application/json", `{"text":"hi","Target_Lang":"zh"}`, codeNameCase, `did you mean "target_lang"`},
+		{"utf-16", "application/json; charset=utf-16", "{\"text\":\"hi\",\"target_lang\":\"zh\"}", codeCharset, "charset must be utf-8"},
+		{"latin-1", "application/json; charset=ISO-8859-1", `{"text":"hi","target_lang":"zh"}`, codeCharset, "charset"},
+		// The Client's checks, worded with the body's member names.
+		{"no target words", "application/json", `{"text":"hi"}`, codeInvalidInput, "target_lang is required"},
+		{"empty text words", "application/json", `{"text":"","target_lang":"zh"}`, codeInvalidInput, "text is empty"},
+		{"bad tag words", "application/json", `{"text":"hi","target_lang":"!!"}`, codeInvalidInput, "target_lang is not a valid BCP 47 tag"},
+		{"bad source words", "application/json", `{"text":"hi","source_lang":"!!","target_lang":"zh"}`, codeInvalidInput, "source_lang is not a valid BCP 47 tag"},
+		{"same language words", "application/json", `{"text":"hi","source_lang":"zh","target_lang":"zh"}`, codeInvalidInput, "source_lang and target_lang are the same language"},
+		{"engine name kept", "application/json", `{"text":"hi","target_lang":"zh","engine":"Target"}`, codeInvalidInput, `unknown engine "Target"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := post(t, srv.URL+"/v1/translate", tc.contentType, tc.body)
 			if a.code() != tc.code || a.status != tc.code/100 || !strings.Contains(a.message(), tc.msg) {
 				t.Errorf("status %d code %d message %q; want code %d with %q", a.status, a.code(), a.message(), tc.code, tc.msg)
 			}
+			// Never a Go field name outside quotes ("Target is required").
+			unquoted := regexp.MustCompile(`"[^"]*"`).ReplaceAllString(a.message(), "")
+			if m := goNames.FindString(unquoted); m != "" {
+				t.Errorf("message %q names the Go field %s", a.message(), m)
+			}
 		})
+	}
+}
+
+// TestStrictBodyAccepts: what the strict reading must not refuse: a surrogate pair escape,
+// charset=UTF-8 in any case, a name that is a field's inside a batch item, equal names in
+// different objects, and U+FFFD sent on purpose.
+func TestStrictBodyAccepts(t *testing.T) {
+	srv, _, _ := serve(t, translate.WithEngine(fake.New("one"), translate.Profile{}))
+	for _, tc := range []struct{ name, path, contentType, body string }{
+		{"pair", "/v1/translate", "application/json", `{"text":"smile \ud83d\ude00 \"\\ud800\" done","target_lang":"zh"}`},
+		{"charset", "/v1/translate", "application/json; charset=UTF-8", `{"text":"hi","target_lang":"zh"}`},
+		{"replacement char", "/v1/translate", "application/json", `{"text":"a \ufffd b �","target_lang":"zh"}`},
+		{"batch", "/v1/translate/batch", "application/json", `{"requests":[{"text":"a","target_lang":"zh"},{"text":"b","target_lang":"zh"}]}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if a := post(t, srv.URL+tc.path, tc.contentType, tc.body); a.status != 200 || a.code() != 0 {
+				t.Errorf("%d %v", a.status, a.body)
+			}
+		})
+	}
+	// In a batch item too, a duplicate or a case variant is refused.
+	for body, code := range map[string]int{
+		`{"requests":[{"text":"a","target_lang":"zh","text":"b"}]}`: codeDuplicate,
+		`{"requests":[{"Text":"a","target_lang":"zh"}]}`:            codeNameCase,
+		`{"Requests":[{"text":"a","target_lang":"zh"}]}`:            codeNameCase,
+	} {
+		if a := post(t, srv.URL+"/v1/translate/batch", "application/json", body); a.code() != code || a.status != 400 {
+			t.Errorf("batch %s: %d %v, want code %d", body, a.status, a.body, code)
+		}
 	}
 }
 
@@ -262,7 +314,8 @@ func TestErrorTable(t *testing.T) {
 	if got := codeOf(&translate.Error{Kind: translate.KindCanceled}, true); got != codeCanceled {
 		t.Errorf("canceled by the client: code %d, want %d", got, codeCanceled)
 	}
-	for _, c := range []int{codeBadRequest, codeNotFound, codeMethod, codeTooLarge, codeMediaType, codeCanceled} {
+	for _, c := range []int{codeBadRequest, codeBadUTF8, codeDuplicate, codeNameCase, codeNotFound, codeMethod,
+		codeTooLarge, codeMediaType, codeCharset, codeCanceled} {
 		if st, ok := documented[c]; !ok || st != status(c) {
 			t.Errorf("code %d: README lists HTTP %d (listed: %v), server answers %d", c, st, ok, status(c))
 		}
@@ -350,6 +403,7 @@ func TestRoutesAndReadiness(t *testing.T) {
 func TestFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"-timeout", "0"}, {"-max-body", "10"}, {"-max-batch", "0"}, {"-budget", "-1"}, {"extra"}, {"-nope"},
+		{"-drain", "-1s"}, {"-drain", "11m"},
 	} {
 		if code := run(t.Context(), args, func(string) string { return "" }, io.Discard, io.Discard); code != 2 {
 			t.Errorf("run(%q) = %d, want 2", args, code)

@@ -105,7 +105,7 @@ func TestBinary(t *testing.T) {
 	for _, name := range []string{
 		"translate_requests_total", "translate_attempts_total", "translate_request_duration_seconds_bucket",
 		"translate_attempt_duration_seconds_bucket", "translate_cache_lookups_total", "translate_cost_total",
-		"translate_chars_total", "translate_routing_decision_duration_seconds_bucket", "translate_quota_left",
+		"translate_chars_total", "translate_routing_decision_duration_seconds_bucket",
 		"translate_engine_breaker_state", "translate_engine_usable", "translate_budget_spent", "translate_budget_daily",
 		"translate_server_http_requests_total", "translate_server_http_in_flight",
 	} {
@@ -113,6 +113,7 @@ func TestBinary(t *testing.T) {
 			t.Errorf("/metrics has no %s", name)
 		}
 	}
+	noQuotaSeries(t, metrics)
 	if !strings.Contains(metrics, `translate_attempts_total{engine="sim-`) || !strings.Contains(metrics, `outcome="ok"`) {
 		t.Errorf("translate_attempts_total lacks its engine and outcome labels")
 	}
@@ -123,8 +124,10 @@ func TestBinary(t *testing.T) {
 	}
 }
 
-// TestGracefulShutdown sends SIGTERM while a slow request is in flight: the request gets its
-// answer, new connections are refused, and the process exits 0.
+// TestGracefulShutdown sends SIGTERM while a slow request is in flight, with the default
+// drain (10s): /readyz answers 503 while the listener stays open and a new request is still
+// served; the request in flight gets its answer; then the process exits 0 and new
+// connections are refused.
 func TestGracefulShutdown(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
@@ -182,10 +185,70 @@ func TestGracefulShutdown(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
+	waitNotReady(ctx, t, m, logs)
+	// Still served during the drain: a load balancer may send a few before it notices.
+	late := post(t, m+"/v1/translate", "application/json", `{"text":"The house is red.","source_lang":"en","target_lang":"es"}`)
+	if late.status != 200 || late.code() != 0 {
+		t.Errorf("a request sent during the drain got %d %v", late.status, late.body)
+	}
 	a := <-answered
 	if a.status != 200 || a.code() != 0 {
 		t.Errorf("the request in flight at SIGTERM got %d %v", a.status, a.body)
 	}
+	checkStopped(ctx, t, exited, m, logs)
+}
+
+// TestSecondSignalEndsDrain: with a drain of 10 minutes, a second SIGTERM after /readyz
+// turned 503 ends the drain, and the server exits 0 at once.
+func TestSecondSignalEndsDrain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	cmd := exec.Command(binary(t), "-addr", "127.0.0.1:0", "-drain", "10m")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+	stdout, _ := cmd.StdoutPipe()
+	logs := &lockedBuffer{}
+	cmd.Stderr = logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-exited
+	})
+	sc := bufio.NewScanner(stdout)
+	sc.Scan()
+	go io.Copy(io.Discard, stdout)
+	base := regexp.MustCompile(`http://127\.0\.0\.1:\d+`).FindString(sc.Text())
+	if base == "" {
+		t.Fatalf("no address in %q", sc.Text())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waitNotReady(ctx, t, base, logs)
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		exited <- err // for the cleanup
+		if err != nil || !strings.Contains(logs.String(), "second signal: drain cut short") {
+			t.Errorf("exit: %v; log:\n%s", err, logs)
+		}
+	case <-ctx.Done():
+		t.Fatalf("still running 30s after the second SIGTERM; log:\n%s", logs)
+	}
+}
+
+// checkStopped checks that the server exits 0 after the drain, refuses connections and
+// logged both steps.
+func checkStopped(ctx context.Context, t *testing.T, exited chan error, base string, logs *lockedBuffer) {
+	t.Helper()
 	select {
 	case err := <-exited:
 		exited <- err // for the cleanup
@@ -195,11 +258,48 @@ func TestGracefulShutdown(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the server did not exit after SIGTERM")
 	}
-	if _, err := http.Get(m + "/healthz"); err == nil {
+	if _, err := http.Get(base + "/healthz"); err == nil {
 		t.Error("the server still accepts connections after shutdown")
 	}
-	if !strings.Contains(logs.String(), "shutting down") {
-		t.Errorf("no shutdown line in the log:\n%s", logs)
+	for _, line := range []string{`"msg":"draining: /readyz answers 503, requests still served","drain":"10s"`, "shutting down"} {
+		if !strings.Contains(logs.String(), line) {
+			t.Errorf("no %s line in the log:\n%s", line, logs)
+		}
+	}
+}
+
+// noQuotaSeries: no simulated engine has a quota, so there is no translate_quota_left series
+// (it used to say -1, which broke sums over engines).
+func noQuotaSeries(t *testing.T, metrics string) {
+	t.Helper()
+	if regexp.MustCompile(`(?m)^translate_quota_left[{ ]`).MatchString(metrics) {
+		t.Errorf("/metrics reports translate_quota_left for engines without a quota:\n%s", grep(metrics, "quota_left"))
+	}
+}
+
+// waitNotReady polls /readyz after a SIGTERM until it answers 503. The signal is handled
+// asynchronously, so it may answer 200 a few times first; but it must answer 503 before the
+// listener closes.
+func waitNotReady(ctx context.Context, t *testing.T, base string, logs *lockedBuffer) {
+	t.Helper()
+	for {
+		resp, err := http.Get(base + "/readyz")
+		if err != nil {
+			t.Fatalf("/readyz never answered 503 after SIGTERM before the listener closed: %v; log:\n%s", err, logs)
+		}
+		resp.Body.Close()
+		switch resp.StatusCode {
+		case 503:
+			return
+		case 200:
+		default:
+			t.Fatalf("/readyz after SIGTERM: %d, want 503", resp.StatusCode)
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("/readyz still answers 200 after SIGTERM")
+		case <-time.After(10 * time.Millisecond):
+		}
 	}
 }
 
@@ -251,7 +351,7 @@ func TestConfigFile(t *testing.T) {
 		t.Skip("builds and runs the binary")
 	}
 	bin := binary(t)
-	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-config", "config.example.json")
+	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-config", "config.example.json", "-drain", "0") // no drain: TestGracefulShutdown tests it
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
 	stdout, _ := cmd.StdoutPipe()
 	logs := &lockedBuffer{}
@@ -300,7 +400,7 @@ func TestConfigFileBundledTypes(t *testing.T) {
 	bin := binary(t)
 	file := filepath.Join(t.TempDir(), "bundled.json")
 	os.WriteFile(file, []byte(`{"engines":[{"name":"bundled","type":"fake","settings":{"prefix":"FAKE "}}]}`), 0o644)
-	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-config", file)
+	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-config", file, "-drain", "0") // no drain: TestGracefulShutdown tests it
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
 	stdout, _ := cmd.StdoutPipe()
 	logs := &lockedBuffer{}

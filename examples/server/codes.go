@@ -14,11 +14,15 @@ const (
 
 	codeBadRequest     = 40001 // the body is not valid JSON for this endpoint
 	codeInvalidInput   = 40002 // translate.KindInvalidInput: empty text, bad language tag, ...
+	codeBadUTF8        = 40003 // the body is not valid UTF-8 (or escapes half a surrogate pair)
+	codeDuplicate      = 40004 // a member name appears twice in one object
+	codeNameCase       = 40005 // a member name differs from a field's only in case (TEXT for text)
 	codeBudgetExceeded = 40201 // translate.KindBudgetExceeded: the daily budget is spent
 	codeNotFound       = 40401
 	codeMethod         = 40501
 	codeTooLarge       = 41301 // the body exceeds -max-body, or a batch exceeds -max-batch
 	codeMediaType      = 41501 // Content-Type is not application/json
+	codeCharset        = 41502 // Content-Type names a charset other than utf-8
 	codeUnsupported    = 42201 // translate.KindUnsupported: no engine translates this pair or option
 	codeTextTooLong    = 42202 // translate.KindTextTooLong
 	codeRateLimited    = 42901 // translate.KindRateLimited: Retry-After says when to come back

@@ -16,8 +16,10 @@
 // starts. Set DEEPL_AUTH_KEY, GOOGLE_API_KEY, OPENAI_API_KEY + OPENAI_MODEL [+
 // OPENAI_BASE_URL], LIBRETRANSLATE_URL or APERTIUM_URL to serve real engines instead.
 //
-// On SIGTERM or SIGINT it stops accepting connections, reports not ready, lets the requests in
-// flight finish (at most -shutdown-timeout) and exits 0.
+// On SIGTERM or SIGINT it first reports not ready (/readyz answers 503) for -drain (10s by
+// default) while it still accepts and serves requests, so that a load balancer polling /readyz
+// stops sending new ones; then it stops accepting connections, lets the requests in flight
+// finish (at most -shutdown-timeout) and exits 0. A second signal cuts the drain short.
 package main
 
 import (
@@ -47,9 +49,13 @@ type settings struct {
 	maxBatch        int
 	budget          float64
 	shutdownTimeout time.Duration
+	drain           time.Duration // how long /readyz answers 503 before the listener closes
 	simLatency      time.Duration // added to every simulated engine's latency
 	config          string        // configuration file; "" means flags and the environment
 }
+
+// maxDrain caps -drain.
+const maxDrain = 10 * time.Minute
 
 func main() {
 	os.Exit(run(context.Background(), os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
@@ -66,6 +72,7 @@ func parseFlags(args []string, stderr io.Writer) (settings, error) {
 	fs.IntVar(&s.maxBatch, "max-batch", 100, "most items in one batch request")
 	fs.Float64Var(&s.budget, "budget", 0, "daily budget in credits (USD for the bundled profiles); 0 means unlimited")
 	fs.DurationVar(&s.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long requests in flight may take to finish on SIGTERM")
+	fs.DurationVar(&s.drain, "drain", 10*time.Second, "how long /readyz answers 503 after SIGTERM, requests still served, before the listener closes (0 to 10m)")
 	fs.StringVar(&s.config, "config", "", "configuration file (translate.LoadConfig format), watched for changes; replaces the engines, -deadline and -budget")
 	fs.DurationVar(&s.simLatency, "sim-latency", 0, "extra latency of every simulated engine (to watch timeouts and graceful shutdown)")
 	if err := fs.Parse(args); err != nil {
@@ -76,6 +83,8 @@ func parseFlags(args []string, stderr io.Writer) (settings, error) {
 		return s, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	case s.timeout <= 0, s.deadline <= 0, s.shutdownTimeout <= 0, s.simLatency < 0:
 		return s, errors.New("-timeout, -deadline and -shutdown-timeout must be positive, -sim-latency not negative")
+	case s.drain < 0 || s.drain > maxDrain:
+		return s, fmt.Errorf("-drain must be between 0 and %v", maxDrain)
 	case s.maxBody < 64:
 		return s, errors.New("-max-body must be at least 64 bytes")
 	case s.maxBatch < 1:
@@ -175,6 +184,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 
+	// Signals are caught before the banner: a SIGTERM sent as soon as it is printed drains.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, os.Interrupt)
+	defer signal.Stop(sig)
 	fmt.Fprintf(stdout, "translate server listening on http://%s\n", ln.Addr())
 	switch {
 	case simulated && s.config == "":
@@ -185,9 +198,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintf(stdout, "engines: %v\n", names)
 	}
 
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGTERM, os.Interrupt)
-	defer signal.Stop(sig)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 
@@ -198,10 +208,28 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case <-sig:
 	case <-ctx.Done():
 	}
-	// Not ready any more: a load balancer polling /readyz stops sending new requests while
-	// Shutdown closes the listener and waits for the requests in flight.
-	api.draining.Store(true)
-	log.Info("shutting down: finishing requests in flight", "timeout", s.shutdownTimeout)
+	return stop(srv, served, api, log, s, sig)
+}
+
+// stop drains, then shuts down. For s.drain /readyz answers 503 while the listener stays
+// open and requests are still served, so that a load balancer polling /readyz takes the
+// server out before it refuses connections; a second signal ends the drain early. Then
+// Shutdown closes the listener and waits for the requests in flight (at most
+// s.shutdownTimeout). It returns the exit code.
+func stop(srv *http.Server, served chan error, a *api, log *slog.Logger, s settings, sig <-chan os.Signal) int {
+	a.draining.Store(true)
+	log.Info("draining: /readyz answers 503, requests still served", "drain", s.drain.String())
+	drained := time.NewTimer(s.drain)
+	defer drained.Stop()
+	select {
+	case <-drained.C:
+	case <-sig:
+		log.Info("second signal: drain cut short")
+	case err := <-served:
+		log.Error("serve", "err", err)
+		return 1
+	}
+	log.Info("shutting down: finishing requests in flight", "timeout", s.shutdownTimeout.String())
 	sctx, cancel := context.WithTimeout(context.Background(), s.shutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {

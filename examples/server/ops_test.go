@@ -45,6 +45,7 @@ func TestOpsMetricNames(t *testing.T) {
 		req := translate.Request{Text: "text " + strconv.Itoa(i%30), Target: "es"}
 		c.Translate(ctx, req) // errors are fine: the events are what counts
 	}
+	exhaustBudget(t, tel)
 	a := newAPI(c, testSettings, tel)
 	srv := httptest.NewServer(accessLog(discardLogger(), tel, a.routes()))
 	defer srv.Close()
@@ -82,6 +83,7 @@ func TestOpsMetricNames(t *testing.T) {
 	for _, sel := range []string{
 		`translate_routing_decision_duration_seconds_bucket{le="0.001"`, `hit="true"`, `outcome="ok"`,
 		`outcome="unavailable"`, `how="fallback_engine"`, `translate_engine_breaker_state{engine="down"`,
+		`translate_requests_total{outcome="budget_exceeded"`,
 	} {
 		if !containsSel(scraped, sel) {
 			t.Errorf("the scrape has no %s", sel)
@@ -89,6 +91,32 @@ func TestOpsMetricNames(t *testing.T) {
 	}
 	if !regexp.MustCompile(`(?m)^translate_engine_breaker_state\{[^}]*engine="down"[^}]*\} 1$`).MatchString(scraped) {
 		t.Errorf("the dead engine's breaker is not reported open (1):\n%s", grep(scraped, "breaker_state"))
+	}
+}
+
+// exhaustBudget spends a Client's daily budget on tel's meter provider the way production
+// does, and checks what TranslateBudgetExhausted relies on: the library refuses requests with
+// budget_exceeded (counted in translate_requests_total) while what it spent stays within the
+// daily budget, so "spent >= daily" never holds.
+func exhaustBudget(t *testing.T, tel *telemetry) {
+	t.Helper()
+	c, err := translate.New(translate.WithMeterProvider(tel.provider), translate.WithoutCache(),
+		translate.WithEngine(fake.New("paid"), translate.Profile{CostPerMillion: 1_000_000}), // 1 credit a character
+		translate.WithBudget(translate.Budget{Daily: 20}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	refused := 0
+	for i := range 10 {
+		_, err := c.Translate(context.Background(), translate.Request{Text: "text " + strconv.Itoa(i), Target: "es"})
+		if translate.KindOf(err) == translate.KindBudgetExceeded {
+			refused++
+		}
+	}
+	if b := c.Budget(); refused == 0 || b.Spent > b.Daily || b.Spent == 0 {
+		t.Fatalf("budget of %v: spent %v, %d of 10 requests refused; want some spent, within the budget, and refusals",
+			b.Daily, b.Spent, refused)
 	}
 }
 
