@@ -42,17 +42,8 @@ func (p BreakerPolicy) withDefaults() BreakerPolicy {
 }
 
 func (p BreakerPolicy) validate() error {
-	switch {
-	case p.Window < 0:
-		return configError("BreakerPolicy.Window", "must not be negative")
-	case p.MinCalls < 0:
-		return configError("BreakerPolicy.MinCalls", "must not be negative")
-	case p.FailureRatio != 0 && (p.FailureRatio < 0.2 || p.FailureRatio > 0.9):
-		return configError("BreakerPolicy.FailureRatio", "must be within 0.2..0.9")
-	case p.Cooldown < 0:
-		return configError("BreakerPolicy.Cooldown", "must not be negative")
-	case p.HalfOpenCalls < 0:
-		return configError("BreakerPolicy.HalfOpenCalls", "must not be negative")
+	if err := checkLimits("BreakerPolicy.", p); err != nil {
+		return err
 	}
 	if d := p.withDefaults(); d.MinCalls > d.Window {
 		return configError("BreakerPolicy.MinCalls", "must not exceed Window")

@@ -78,19 +78,7 @@ func (p RoutingPolicy) validate() error {
 			return err
 		}
 	}
-	switch {
-	case p.Temperature < 0 || math.IsNaN(p.Temperature):
-		return configError("RoutingPolicy.Temperature", "must not be negative")
-	case p.MinHealth < 0 || p.MinHealth > 1:
-		return configError("RoutingPolicy.MinHealth", "must be within 0..1")
-	case p.HealthEvery < 0:
-		return configError("RoutingPolicy.HealthEvery", "must not be negative")
-	case p.LegalMinQuality < 0 || p.LegalMinQuality > 100:
-		return configError("RoutingPolicy.LegalMinQuality", "must be within 0..100")
-	case p.ChatMaxLatency < 0:
-		return configError("RoutingPolicy.ChatMaxLatency", "must not be negative")
-	}
-	return nil
+	return checkLimits("RoutingPolicy.", p)
 }
 
 // Score computes the routing score 0..100 from its four parts, each 0..100, with w:
