@@ -52,7 +52,7 @@ import (
 // A Config is a plain value: safe to read from several goroutines, not to change while
 // another goroutine uses it.
 type Config struct {
-	// Deadline bounds a whole request ("deadline"; see WithDeadline). 0 means 8s.
+	// Deadline bounds a whole request ("deadline"; see WithDeadline): 1ns..1h; 0 means 8s.
 	Deadline time.Duration `json:"deadline"`
 	// Engines are the engines, in order ("engines"). At least one is required.
 	Engines []EngineConfig `json:"engines"`
@@ -74,8 +74,8 @@ type Config struct {
 // CacheConfig is the "cache" section of a Config. Zero fields mean the default written
 // beside them.
 type CacheConfig struct {
-	Entries  int           `json:"entries"`  // entries kept; 0 means 10 000
-	TTL      time.Duration `json:"ttl"`      // how long an entry is fresh; 0 means 24h
+	Entries  int           `json:"entries"`  // entries kept, 1..1e8 (memory grows with use; see WithCache); 0 means 10 000
+	TTL      time.Duration `json:"ttl"`      // how long an entry is fresh, 1ns..8760h; 0 means 24h
 	Disabled bool          `json:"disabled"` // no cache at all (WithoutCache)
 }
 

@@ -46,13 +46,13 @@ func (systemClock) Sleep(ctx context.Context, d time.Duration) error {
 
 // RetryPolicy bounds retries and switches. Zero fields mean the default written beside them.
 type RetryPolicy struct {
-	PerEngine   int           // calls on one engine, the first included; 0 means 2; 1 disables retries
-	Backoff     time.Duration // wait before a retry on the same engine; 0 means 200ms, then x4, with jitter
-	MaxAttempts int           // engine calls per request; 0 means 3
-	MaxSwitches int           // engine switches per request; 0 means 2
+	PerEngine   int           // calls on one engine, the first included; 1..10, 0 means 2; 1 disables retries
+	Backoff     time.Duration // wait before a retry on the same engine, then x4, with jitter; 1ns..1m, 0 means 200ms
+	MaxAttempts int           // engine calls per request; 1..10, 0 means 3
+	MaxSwitches int           // engine switches per request; 1..10, 0 means 2
 	// HedgeAfter starts the next candidate too when the first attempt has not answered
-	// after it; the first good answer wins and the other call is canceled. 0: no hedging;
-	// negative is an error.
+	// after it; the first good answer wins and the other call is canceled. 0s..1h; 0: no
+	// hedging.
 	HedgeAfter time.Duration
 	// HedgeBudget is the most extra calls hedging may add, as a share of calls (a token
 	// bucket, like gRPC's hedging throttle), within 0..1; 0 means 0.05.
@@ -80,8 +80,8 @@ func (p RetryPolicy) validate() error { return checkLimits("RetryPolicy.", p) }
 // Budget caps what the Client spends per UTC day. Zero fields mean the default written beside
 // them.
 type Budget struct {
-	Daily     float64 // credits per day; 0 means unlimited; never exceeded
-	EconomyAt float64 // fraction of Daily after which only free and standard engines serve; 0 means 0.8
+	Daily     float64 // credits per day, 0..1e12; 0 means unlimited; never exceeded
+	EconomyAt float64 // fraction of Daily after which only free and standard engines serve, 0..1; 0 means 0.8
 }
 
 // ProbePolicy configures active health probes (see WithProbes). Zero fields mean the default
@@ -91,11 +91,11 @@ type Budget struct {
 // and case ignored; an engine with no entry (or an empty one) passes with any non-empty
 // answer. New copies the policy, so later changes to Expect have no effect.
 type ProbePolicy struct {
-	Interval       time.Duration       // 0 means 30s
+	Interval       time.Duration       // 1s..24h; 0 means 30s
 	Text           string              // "" means "hello"
 	Source, Target string              // "" means en -> es
 	Expect         map[string][]string // engine name -> acceptable answers; absent means any non-empty answer
-	Failures       int                 // consecutive failed probes before maintenance; 0 means 3
+	Failures       int                 // consecutive failed probes before maintenance, 1..100; 0 means 3
 }
 
 // Option configures a Client in New.
@@ -147,8 +147,8 @@ func WithEngine(e Engine, p Profile) Option {
 	return func(o *options) { o.engines = append(o.engines, engineSpec{e, p}) }
 }
 
-// WithDeadline bounds a whole request, every retry and failover included. Default 8s. The
-// caller's context may make it shorter.
+// WithDeadline bounds a whole request, every retry and failover included: 1ns..1h, default
+// 8s. The caller's context may make it shorter.
 func WithDeadline(d time.Duration) Option { return func(o *options) { o.deadline = d } }
 
 // WithRetry sets the retry policy. Default: RetryPolicy{} (2 calls per engine, 200ms backoff,
@@ -163,8 +163,10 @@ func WithBreaker(p BreakerPolicy) Option { return func(o *options) { o.breaker =
 // temperature 20/ln(7/3), MinHealth 0.8, no stickiness, folds every 10s).
 func WithRouting(p RoutingPolicy) Option { return func(o *options) { o.routing = p } }
 
-// WithCache sizes the in-process cache. Default 10 000 entries kept fresh for 24h; expired
-// entries are kept (until evicted) to answer when every engine fails.
+// WithCache sizes the in-process cache: entries 1..1e8, ttl 1ns..8760h; default 10 000
+// entries kept fresh for 24h. Expired entries are kept (until evicted) to answer when every
+// engine fails. The cache grows with use: New allocates a few kilobytes whatever entries is,
+// and a full cache holds about entries x (the size of a Result and its key, plus ~150 bytes).
 func WithCache(entries int, ttl time.Duration) Option {
 	return func(o *options) { o.cacheEntries, o.cacheTTL, o.noCache = entries, ttl, false }
 }
@@ -219,7 +221,8 @@ func WithSeed(seed uint64) Option { return func(o *options) { o.seed, o.seeded =
 // WithClock sets the time source (see Clock). Default: the system clock.
 func WithClock(c Clock) Option { return func(o *options) { o.clock = c } }
 
-// WithBatchConcurrency bounds how many requests of one TranslateBatch run at once. Default 8.
+// WithBatchConcurrency bounds how many requests of one TranslateBatch run at once: 1..1000,
+// default 8.
 func WithBatchConcurrency(n int) Option { return func(o *options) { o.batchConcurrency = n } }
 
 // limit is the documented range of a numeric setting: lo..hi, and 0 too when zero means
@@ -308,10 +311,16 @@ func outOfRange(v any) (field, msg string) {
 	return "", ""
 }
 
-// String writes the range as its doc comments do: "1..10000", "100ms..1h".
+// String writes the range as its doc comments do: "1..10000", "0..1e6", "100ms..1h".
 func (l limit) String(dur bool) string {
 	if !dur {
-		f := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+		f := func(x float64) string {
+			if x >= 1e6 {
+				m, e, _ := strings.Cut(strconv.FormatFloat(x, 'e', -1, 64), "e+")
+				return m + "e" + strings.TrimLeft(e, "0")
+			}
+			return strconv.FormatFloat(x, 'f', -1, 64)
+		}
 		return f(l.lo) + ".." + f(l.hi)
 	}
 	return shortDuration(time.Duration(l.lo)) + ".." + shortDuration(time.Duration(l.hi))
@@ -382,7 +391,7 @@ func (o *options) validateScalars() error {
 	case !o.noCache && (o.cacheEntries <= 0 || o.cacheTTL <= 0):
 		return configError("WithCache", "entries and ttl must be positive")
 	case !o.noCache && o.cacheEntries > maxCacheEntries:
-		return configError("WithCache", "entries must be at most 100000000")
+		return configError("WithCache", "entries must be at most 1e8")
 	case !o.noCache && o.cacheTTL > year:
 		return configError("WithCache", "ttl must be at most 8760h")
 	case o.batchConcurrency <= 0 || o.batchConcurrency > 1000:

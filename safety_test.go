@@ -66,8 +66,8 @@ func TestHalfOpenCallsRange(t *testing.T) {
 // what a small one takes.
 func TestCacheEntriesRange(t *testing.T) {
 	for _, n := range []string{"1099511627776", "2305843009213693953"} {
-		refused(t, `"cache":{"entries":`+n+`}`, "cache.entries: must be within 1..100000000",
-			translate.WithCache(1<<40, time.Hour), "WithCache entries must be at most 100000000")
+		refused(t, `"cache":{"entries":`+n+`}`, "cache.entries: must be within 1..1e8",
+			translate.WithCache(1<<40, time.Hour), "WithCache entries must be at most 1e8")
 	}
 	translate.WithCache(1<<61+1, time.Hour) // the Option alone does nothing
 	c, err := translate.New(translate.WithEngine(fake.New("a"), translate.Profile{}), translate.WithCache(1<<61+1, time.Hour))

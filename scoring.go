@@ -35,15 +35,18 @@ func (w Weights) validate() error {
 // RoutingPolicy configures scoring and picking. Zero fields mean the default written beside
 // them.
 type RoutingPolicy struct {
-	Weights     Weights       // zero means Quality 0.40, Availability 0.25, Speed 0.20, Cost 0.15
-	Temperature float64       // softmax temperature in score points; 0 means 20/ln(7/3) (90 vs 70 -> 70/30)
-	MinHealth   float64       // availability below this excludes an engine; 0 means 0.8
+	Weights Weights // zero means Quality 0.40, Availability 0.25, Speed 0.20, Cost 0.15
+	// Temperature is the softmax temperature in score points, 0.2..1000 (scores are 0..100:
+	// at 0.2 the best score takes nearly all traffic, at 1000 traffic is nearly even); 0
+	// means 20/ln(7/3) (90 vs 70 -> 70/30).
+	Temperature float64
+	MinHealth   float64       // availability below this excludes an engine, 0..1; 0 means 0.8
 	Sticky      bool          // same text -> same engine among the candidates (rendezvous hashing)
-	HealthEvery time.Duration // health statistics fold period; 0 means 10s
-	// LegalMinQuality is the quality an engine needs for SceneLegal; 0 means 90.
+	HealthEvery time.Duration // health statistics fold period, 100ms..1h; 0 means 10s
+	// LegalMinQuality is the quality an engine needs for SceneLegal, 0..100; 0 means 90.
 	LegalMinQuality float64
 	// ChatMaxLatency is the recent (EWMA) latency above which an engine is not used for
-	// SceneChat; 0 means 3s.
+	// SceneChat, 1ns..1h; 0 means 3s.
 	ChatMaxLatency time.Duration
 }
 
