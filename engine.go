@@ -209,7 +209,7 @@ type Profile struct {
 	Quality        float64           // 0..100 offline evaluation score; 0 means 80
 	SceneQuality   map[Scene]float64 // per-scene overrides of Quality, each 0..100
 	Class          CostClass         // ClassFree, ClassStandard (default), ClassPremium
-	CostPerMillion float64           // credits per million standard characters, 0..1e6
+	CostPerMillion float64           // credits per million standard characters, 0..1e9
 	Languages      []string          // BCP 47 tags it translates between; empty means any
 	Timeout        time.Duration     // per attempt, 1ns..1h; 0 means 5s
 	RateLimit      float64           // requests per second, 0..1e6; 0 means unlimited
@@ -236,7 +236,7 @@ type Profile struct {
 	SafeRate float64
 	// CostPerMillionTokens prices LLM engines by the tokens they report
 	// (EngineResult.InputTokens + OutputTokens); when set and reported, it is what a call
-	// is charged instead of CostPerMillion; 0..1e6. 0 means characters only.
+	// is charged instead of CostPerMillion; 0..1e9. 0 means characters only.
 	CostPerMillionTokens float64
 	// Region is where the vendor processes the data: "eu", "us", "cn", ... ("" = global,
 	// unknown). Request.Regions filters on it.
