@@ -165,8 +165,9 @@ func WithRouting(p RoutingPolicy) Option { return func(o *options) { o.routing =
 
 // WithCache sizes the in-process cache: entries 1..1e8, ttl 1ns..8760h; default 10 000
 // entries kept fresh for 24h. Expired entries are kept (until evicted) to answer when every
-// engine fails. The cache grows with use: New allocates a few kilobytes whatever entries is,
-// and a full cache holds about entries x (the size of a Result and its key, plus ~150 bytes).
+// engine fails. The cache grows with use: New allocates a few kilobytes whatever entries is
+// (its lock-free index starts at 1,024 slots), and the index doubles as entries are stored,
+// to at most 32 bytes per entry stored besides the entries themselves.
 func WithCache(entries int, ttl time.Duration) Option {
 	return func(o *options) { o.cacheEntries, o.cacheTTL, o.noCache = entries, ttl, false }
 }
