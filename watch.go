@@ -74,7 +74,7 @@ func newWatcher(ctx context.Context, path string, apply func(*Config) error, log
 	w := &watcher{path: path, apply: apply, log: log}
 	if data, err := readConfigFile(ctx, path); err == nil {
 		w.current = sha256.Sum256(data)
-	} else {
+	} else if ctx.Err() == nil {
 		w.warnRead(err)
 	}
 	w.pending = w.current
