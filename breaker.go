@@ -12,11 +12,11 @@ import (
 // BreakerPolicy configures the circuit breakers. Zero fields mean the default written beside
 // them.
 type BreakerPolicy struct {
-	Window        int           // calls in the sliding count window; 0 means 40
-	MinCalls      int           // calls in the window before the ratio counts; 0 means 20
-	FailureRatio  float64       // opens at or above; 0 means 0.5; valid 0.2..0.9
-	Cooldown      time.Duration // open time before half-open; 0 means 10s; doubles per re-open, max 5m
-	HalfOpenCalls int           // trial calls while half-open; 0 means 5
+	Window        int           // calls in the sliding count window, 1..10000; 0 means 40
+	MinCalls      int           // calls in the window before the ratio counts, 1..10000 and at most Window; 0 means 20
+	FailureRatio  float64       // opens at or above, 0.2..0.9; 0 means 0.5
+	Cooldown      time.Duration // open time before half-open, 1ns..5m; 0 means 10s; doubles per re-open, max 5m
+	HalfOpenCalls int           // trial calls while half-open, 1..100; 0 means 5
 	PerScene      bool          // one breaker per engine x scene instead of per engine
 }
 
@@ -42,17 +42,8 @@ func (p BreakerPolicy) withDefaults() BreakerPolicy {
 }
 
 func (p BreakerPolicy) validate() error {
-	switch {
-	case p.Window < 0:
-		return configError("BreakerPolicy.Window", "must not be negative")
-	case p.MinCalls < 0:
-		return configError("BreakerPolicy.MinCalls", "must not be negative")
-	case p.FailureRatio != 0 && (p.FailureRatio < 0.2 || p.FailureRatio > 0.9):
-		return configError("BreakerPolicy.FailureRatio", "must be within 0.2..0.9")
-	case p.Cooldown < 0:
-		return configError("BreakerPolicy.Cooldown", "must not be negative")
-	case p.HalfOpenCalls < 0:
-		return configError("BreakerPolicy.HalfOpenCalls", "must not be negative")
+	if err := checkLimits("BreakerPolicy.", p); err != nil {
+		return err
 	}
 	if d := p.withDefaults(); d.MinCalls > d.Window {
 		return configError("BreakerPolicy.MinCalls", "must not exceed Window")

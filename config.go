@@ -2,6 +2,7 @@ package translate
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 	"unicode"
 
@@ -50,7 +52,7 @@ import (
 // A Config is a plain value: safe to read from several goroutines, not to change while
 // another goroutine uses it.
 type Config struct {
-	// Deadline bounds a whole request ("deadline"; see WithDeadline). 0 means 8s.
+	// Deadline bounds a whole request ("deadline"; see WithDeadline): 1ns..1h; 0 means 8s.
 	Deadline time.Duration `json:"deadline"`
 	// Engines are the engines, in order ("engines"). At least one is required.
 	Engines []EngineConfig `json:"engines"`
@@ -72,8 +74,8 @@ type Config struct {
 // CacheConfig is the "cache" section of a Config. Zero fields mean the default written
 // beside them.
 type CacheConfig struct {
-	Entries  int           `json:"entries"`  // entries kept; 0 means 10 000
-	TTL      time.Duration `json:"ttl"`      // how long an entry is fresh; 0 means 24h
+	Entries  int           `json:"entries"`  // entries kept, 1..1e8 (memory grows with use; see WithCache); 0 means 10 000
+	TTL      time.Duration `json:"ttl"`      // how long an entry is fresh, 1ns..8760h; 0 means 24h
 	Disabled bool          `json:"disabled"` // no cache at all (WithoutCache)
 }
 
@@ -162,27 +164,67 @@ func engineTypeNames() []string {
 // bundledTypes are the types engines/all registers.
 var bundledTypes = []string{"deepl", "google", "google-v3", "microsoft", "baidu", "openai", "libretranslate", "apertium", "fake"}
 
-// LoadConfig reads the configuration file at path (at most 1 MiB) and parses it with
-// ParseConfig.
+// LoadConfig reads the configuration file at path and parses it with ParseConfig. It is
+// LoadConfigContext with context.Background().
 func LoadConfig(path string) (*Config, error) {
-	data, err := readConfigFile(path)
+	return LoadConfigContext(context.Background(), path)
+}
+
+// LoadConfigContext reads the configuration file at path and parses it with ParseConfig.
+// The file must be a regular file (symbolic links are followed) of at most 1 MiB: a FIFO,
+// a socket or a device is refused without being opened for a blocking read, so nothing a
+// path names can make it wait. It stops reading, and returns ctx's error, when ctx is done.
+func LoadConfigContext(ctx context.Context, path string) (*Config, error) {
+	data, err := readConfigFile(ctx, path)
 	if err != nil {
 		return nil, err
 	}
 	return ParseConfig(data)
 }
 
-func readConfigFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
+// readConfigFile reads a regular file of at most maxConfigBytes (+1, so that a larger one
+// is reported as such). The file is opened non-blocking, so a FIFO put in place between the
+// checks cannot block the open, and checked again once open.
+func readConfigFile(ctx context.Context, path string) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	fileErr := func(err error) error { return &Error{Kind: KindInvalidInput, Message: "config file", Err: err} }
+	notRegular := &Error{Kind: KindInvalidInput, Message: "config file: not a regular file"}
+	if fi, err := os.Stat(path); err != nil {
+		return nil, fileErr(err)
+	} else if !fi.Mode().IsRegular() {
+		return nil, notRegular
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, &Error{Kind: KindInvalidInput, Message: "config file", Err: err}
+		return nil, fileErr(err)
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
-	if err != nil {
-		return nil, &Error{Kind: KindInvalidInput, Message: "config file", Err: err}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, notRegular
+	}
+	data, err := io.ReadAll(io.LimitReader(ctxReader{ctx, f}, maxConfigBytes+1))
+	switch {
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case err != nil:
+		return nil, fileErr(err)
 	}
 	return data, nil
+}
+
+// ctxReader stops reading when ctx is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (r ctxReader) Read(p []byte) (int, error) {
+	if err := r.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return r.r.Read(p[:min(len(p), 64<<10)])
 }
 
 // ParseConfig parses and validates a configuration file (see Config for its format).
@@ -318,17 +360,16 @@ func (cfg *Config) check() ([]engineSpec, error) {
 }
 
 func (cfg *Config) checkPolicies() error {
-	switch {
-	case cfg.Deadline < 0:
+	if cfg.Deadline < 0 {
 		return invalidAt("deadline", "must be positive")
-	case cfg.Cache.Entries < 0:
-		return invalidAt("cache.entries", "must not be negative")
-	case cfg.Cache.TTL < 0:
-		return invalidAt("cache.ttl", "must not be negative")
-	case cfg.Budget.Daily < 0 || math.IsNaN(cfg.Budget.Daily) || math.IsInf(cfg.Budget.Daily, 0):
-		return invalidAt("budget.daily", "must not be negative")
-	case cfg.Budget.EconomyAt < 0 || cfg.Budget.EconomyAt > 1 || math.IsNaN(cfg.Budget.EconomyAt):
-		return invalidAt("budget.economy_at", "must be within 0..1")
+	}
+	for _, sec := range []struct {
+		path string
+		v    any
+	}{{"", *cfg}, {"cache.", cfg.Cache}, {"budget.", cfg.Budget}} {
+		if field, msg := outOfRange(sec.v); field != "" {
+			return invalidAt(sec.path+snake(field), msg)
+		}
 	}
 	if err := cfg.Retry.validate(); err != nil {
 		return relabel("retry", err)

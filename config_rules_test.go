@@ -5,8 +5,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -27,7 +29,7 @@ type newRule struct {
 // ParseConfig both apply each, and that no rule in the source is missing here.
 func newRules() []newRule {
 	return slices.Concat(engineListRules(), topLevelRules(), retryRules(), breakerRules(),
-		routingRules(), probeRules(), profileRules(), codeOnlyRules())
+		routingRules(), probeRules(), profileRules(), codeOnlyRules(), limitRules())
 }
 
 func retryOpts(p RetryPolicy) []Option     { return []Option{WithRetry(p)} }
@@ -59,7 +61,10 @@ func topLevelRules() []newRule {
 		{opts: []Option{WithCache(-1, time.Hour)}, newMsg: "config: WithCache entries and ttl must be positive", json: `"cache":{"entries":-1}`, path: "cache.entries: must not be negative"},
 		{opts: []Option{WithCache(10, -time.Hour)}, newMsg: "config: WithCache entries and ttl must be positive", json: `"cache":{"ttl":"-1h"}`, path: "cache.ttl: must not be negative"},
 		{opts: []Option{WithBudget(Budget{Daily: -1})}, newMsg: "config: Budget.Daily must not be negative", json: `"budget":{"daily":-1}`, path: "budget.daily: must not be negative"},
-		{opts: []Option{WithBudget(Budget{Daily: math.Inf(1)})}, newMsg: "config: Budget.Daily must not be negative"},
+		{opts: []Option{WithBudget(Budget{Daily: math.Inf(1)})}, newMsg: "config: Budget.Daily must be within 0..1e12"},
+		{opts: []Option{WithDeadline(time.Hour + 1)}, newMsg: "config: WithDeadline must be at most 1h", json: `"deadline":"1h0m0.000000001s"`, path: "deadline: must be within 1ns..1h"},
+		{opts: []Option{WithCache(maxCacheEntries+1, time.Hour)}, newMsg: "config: WithCache entries must be at most 1e8", json: `"cache":{"entries":100000001}`, path: "cache.entries: must be within 1..1e8"},
+		{opts: []Option{WithCache(10, year+1)}, newMsg: "config: WithCache ttl must be at most 8760h", json: `"cache":{"ttl":"8761h"}`, path: "cache.ttl: must be within 1ns..8760h"},
 		{opts: []Option{WithBudget(Budget{EconomyAt: 1.5})}, newMsg: "config: Budget.EconomyAt must be within 0..1", json: `"budget":{"economy_at":1.5}`, path: "budget.economy_at: must be within 0..1"},
 		{opts: []Option{WithBudget(Budget{EconomyAt: math.NaN()})}, newMsg: "config: Budget.EconomyAt must be within 0..1"},
 	}
@@ -74,7 +79,7 @@ func retryRules() []newRule {
 		{opts: retryOpts(RetryPolicy{MaxSwitches: -1}), newMsg: "config: RetryPolicy.MaxSwitches must not be negative", json: `"retry":{"max_switches":-1}`, path: "retry.max_switches: must not be negative"},
 		{opts: retryOpts(RetryPolicy{HedgeAfter: -time.Millisecond}), newMsg: "config: RetryPolicy.HedgeAfter must not be negative", json: `"retry":{"hedge_after":"-1ms"}`, path: "retry.hedge_after: must not be negative"},
 		{opts: retryOpts(RetryPolicy{HedgeBudget: 1.5}), newMsg: "config: RetryPolicy.HedgeBudget must be within 0..1", json: `"retry":{"hedge_budget":1.5}`, path: "retry.hedge_budget: must be within 0..1"},
-		{opts: retryOpts(RetryPolicy{HedgeBudget: -0.1}), newMsg: "config: RetryPolicy.HedgeBudget must be within 0..1", json: `"retry":{"hedge_budget":-0.1}`, path: "retry.hedge_budget: must be within 0..1"},
+		{opts: retryOpts(RetryPolicy{HedgeBudget: -0.1}), newMsg: "config: RetryPolicy.HedgeBudget must not be negative", json: `"retry":{"hedge_budget":-0.1}`, path: "retry.hedge_budget: must not be negative"},
 		{opts: retryOpts(RetryPolicy{HedgeBudget: math.NaN()}), newMsg: "config: RetryPolicy.HedgeBudget must be within 0..1"},
 	}
 }
@@ -157,9 +162,98 @@ func profileRules() []newRule {
 // codeOnlyRules: options a file has no section for.
 func codeOnlyRules() []newRule {
 	return []newRule{
-		{opts: []Option{WithBatchConcurrency(0)}, newMsg: "config: WithBatchConcurrency must be positive"},
+		{opts: []Option{WithBatchConcurrency(0)}, newMsg: "config: WithBatchConcurrency must be within 1..1000"},
+		{opts: []Option{WithBatchConcurrency(1001)}, newMsg: "config: WithBatchConcurrency must be within 1..1000"},
 		{opts: []Option{WithClock(nil)}, newMsg: "config: WithClock must not be nil"},
 	}
+}
+
+// limitRules: every range of limits, broken just above its top and, when its bottom is
+// above 0, just under it (a count has nothing between 0, its default, and 1).
+func limitRules() []newRule {
+	var rules []newRule
+	for _, key := range sortedKeys(limits) {
+		typ, field, _ := strings.Cut(key, ".")
+		if typ == "Config" || typ == "CacheConfig" { // options of their own: topLevelRules
+			continue
+		}
+		l := limits[key]
+		bad := []float64{l.hi*1.5 + 1}
+		if l.lo > 0 && l.lo != 1 {
+			bad = append(bad, l.lo/2)
+		}
+		for _, x := range bad {
+			rules = append(rules, limitRule(typ, field, l, x))
+		}
+	}
+	return rules
+}
+
+// limitRule is the rule that typ.field = x breaks.
+func limitRule(typ, field string, l limit, x float64) newRule {
+	var opt Option
+	set := func(p any) any {
+		v := reflect.ValueOf(p).Elem().FieldByName(field)
+		if v.Kind() == reflect.Float64 {
+			v.SetFloat(x)
+		} else {
+			v.SetInt(int64(x))
+		}
+		return reflect.ValueOf(p).Elem().Interface()
+	}
+	section := map[string]string{"RetryPolicy": "retry", "BreakerPolicy": "breaker", "RoutingPolicy": "routing",
+		"ProbePolicy": "probes", "Budget": "budget", "Profile": "profile"}[typ]
+	prefix := "config: " + typ + "."
+	switch typ {
+	case "RetryPolicy":
+		opt = WithRetry(set(&RetryPolicy{}).(RetryPolicy))
+	case "BreakerPolicy":
+		opt = WithBreaker(set(&BreakerPolicy{MinCalls: 1}).(BreakerPolicy))
+	case "RoutingPolicy":
+		opt = WithRouting(set(&RoutingPolicy{}).(RoutingPolicy))
+	case "ProbePolicy":
+		opt = WithProbes(set(&ProbePolicy{}).(ProbePolicy))
+	case "Budget":
+		opt = WithBudget(set(&Budget{}).(Budget))
+	case "Profile":
+		opt, prefix = WithEngine(&cfgEngine{name: "b"}, set(&Profile{}).(Profile)), "config: WithEngine[1].Profile."
+	default:
+		panic("limitRules: no option for " + typ)
+	}
+	f := limitField(typ + "." + field)
+	val := strconv.FormatFloat(x, 'f', -1, 64)
+	if f.Type == durationType {
+		val = strconv.Quote(time.Duration(x).String())
+	} else if f.Type.Kind() != reflect.Float64 {
+		val = strconv.FormatInt(int64(x), 10)
+	}
+	msg := "must be within " + l.String(f.Type == durationType)
+	r := newRule{opts: []Option{opt}, newMsg: prefix + field + " " + msg}
+	if typ == "Profile" {
+		r.prof, r.json, r.path = true, `"`+snake(field)+`":`+val, "engines[1].profile."+snake(field)+": "+msg
+	} else {
+		r.json, r.path = `"`+section+`":{"`+snake(field)+`":`+val+`}`, section+"."+snake(field)+": "+msg
+		if typ == "BreakerPolicy" && field != "MinCalls" {
+			r.json = `"breaker":{"min_calls":1,"` + snake(field) + `":` + val + `}`
+		}
+	}
+	return r
+}
+
+// settingTypes are the types whose fields limits names.
+var settingTypes = map[string]reflect.Type{"Config": reflect.TypeFor[Config](), "CacheConfig": reflect.TypeFor[CacheConfig](),
+	"RetryPolicy": reflect.TypeFor[RetryPolicy](), "BreakerPolicy": reflect.TypeFor[BreakerPolicy](),
+	"RoutingPolicy": reflect.TypeFor[RoutingPolicy](), "ProbePolicy": reflect.TypeFor[ProbePolicy](),
+	"Budget": reflect.TypeFor[Budget](), "Profile": reflect.TypeFor[Profile]()}
+
+// limitField is the field a key of limits names ("Profile.Quality").
+func limitField(key string) reflect.StructField {
+	typ, field, _ := strings.Cut(key, ".")
+	f, ok := settingTypes[typ].FieldByName(field)
+	if !ok {
+		panic("limits names no field: " + key)
+	}
+	return f
 }
 
 // TestEveryNewRuleInConfig: each rule of New is applied by ParseConfig too, with the error
@@ -247,6 +341,14 @@ func rulesInSource(t *testing.T) []string {
 			t.Fatal(err)
 		}
 		inSource = append(inSource, configErrorsIn(string(src))...)
+		if f == "options.go" { // checkLimits: a rule for each range
+			for key, l := range limits {
+				if strings.HasPrefix(key, "Config.") || strings.HasPrefix(key, "CacheConfig.") {
+					continue // WithDeadline's and WithCache's own messages: topLevelRules
+				}
+				inSource = append(inSource, key+" must be within "+l.String(limitField(key).Type == durationType))
+			}
+		}
 		if f == "options.go" {
 			inSource = append(inSource, profileChecksIn(string(src))...)
 		}

@@ -309,7 +309,7 @@ var parseEngineErrors = []parseErrorCase{
 // parseProfileErrors: the profile, by newEngine's rules.
 var parseProfileErrors = []parseErrorCase{
 	{cfgProf(`"quality":101`), "engines[1].profile.quality: must be within 0..100"},
-	{cfgProf(`"quality":-1`), "engines[1].profile.quality: must be within 0..100"},
+	{cfgProf(`"quality":-1`), "engines[1].profile.quality: must not be negative"},
 	{cfgProf(`"cost_per_million":-1`), "engines[1].profile.cost_per_million: must not be negative"},
 	{cfgProf(`"class":"gold"`), `engines[1].profile.class: must be "free", "standard" or "premium"`},
 	{cfgProf(`"class":2`), `engines[1].profile.class: must be "free", "standard" or "premium"`},
@@ -399,7 +399,7 @@ func TestProfileOverlay(t *testing.T) {
 func randomConfig(r *rand.Rand) *Config {
 	g := cfgRand{r}
 	cfg := &Config{Deadline: g.dur(), Breaker: g.breaker()}
-	cfg.Retry = RetryPolicy{PerEngine: g.n(5), Backoff: g.dur(), MaxAttempts: g.n(5), MaxSwitches: g.n(5),
+	cfg.Retry = RetryPolicy{PerEngine: g.n(5), Backoff: g.durIn(time.Minute), MaxAttempts: g.n(5), MaxSwitches: g.n(5),
 		HedgeAfter: g.dur(), HedgeBudget: g.f(1)}
 	cfg.Routing = g.routing()
 	cfg.Budget = Budget{Daily: g.f(1000), EconomyAt: g.f(1)}
@@ -426,6 +426,22 @@ func (g cfgRand) dur() time.Duration {
 		return 0
 	}
 	return time.Duration(g.r.Int64N(int64(time.Hour)))
+}
+
+// durIn is a duration under hi, zero a third of the time.
+func (g cfgRand) durIn(hi time.Duration) time.Duration {
+	if g.oneIn(3) {
+		return 0
+	}
+	return time.Duration(g.r.Int64N(int64(hi)))
+}
+
+// durFrom is a duration in [lo, 1h), zero a third of the time.
+func (g cfgRand) durFrom(lo time.Duration) time.Duration {
+	if g.oneIn(3) {
+		return 0
+	}
+	return lo + time.Duration(g.r.Int64N(int64(time.Hour-lo)))
 }
 
 // f is a number in [0, max), zero a third of the time.
@@ -456,7 +472,7 @@ func (g cfgRand) str() string {
 }
 
 func (g cfgRand) breaker() BreakerPolicy {
-	b := BreakerPolicy{Window: 40 + g.n(40), MinCalls: g.n(40), Cooldown: g.dur(), HalfOpenCalls: g.n(10), PerScene: g.oneIn(2)}
+	b := BreakerPolicy{Window: 40 + g.n(40), MinCalls: g.n(40), Cooldown: g.durIn(maxCooldown), HalfOpenCalls: g.n(10), PerScene: g.oneIn(2)}
 	if g.oneIn(2) {
 		b.FailureRatio = 0.2 + g.r.Float64()*0.7
 	}
@@ -464,7 +480,7 @@ func (g cfgRand) breaker() BreakerPolicy {
 }
 
 func (g cfgRand) routing() RoutingPolicy {
-	rp := RoutingPolicy{Temperature: g.f(50), MinHealth: g.f(1), Sticky: g.oneIn(2), HealthEvery: g.dur(),
+	rp := RoutingPolicy{Temperature: max(g.f(50), 0.2), MinHealth: g.f(1), Sticky: g.oneIn(2), HealthEvery: g.durFrom(100 * time.Millisecond),
 		LegalMinQuality: g.f(100), ChatMaxLatency: g.dur()}
 	if g.oneIn(2) {
 		rp.Weights = Weights{Quality: 0.4, Availability: 0.25, Speed: 0.2, Cost: 0.15}
@@ -490,7 +506,7 @@ func (g cfgRand) profile() Profile {
 	var p Profile
 	p.Quality, p.CostPerMillion, p.RateLimit, p.Canary, p.SafeRate = g.f(100), g.f(100), g.f(100), g.f(100), g.f(100)
 	p.Class = CostClass(g.r.IntN(3))
-	p.Timeout, p.QuotaPeriod = g.dur(), g.dur()
+	p.Timeout, p.QuotaPeriod = g.dur(), g.durFrom(time.Second)
 	p.Burst, p.MaxConcurrency, p.MaxChars, p.MaxTexts = g.n(10), g.n(10), g.n(10000), g.n(100)
 	p.Quota = int64(g.n(1 << 30))
 	p.FallbackOnly = g.oneIn(4)
@@ -512,7 +528,7 @@ func (g cfgRand) profile() Profile {
 
 // probes is a probe policy; half the time with a text and an expectation for engine.
 func (g cfgRand) probes(engine string) *ProbePolicy {
-	p := &ProbePolicy{Interval: g.dur(), Failures: g.n(5)}
+	p := &ProbePolicy{Interval: g.durFrom(time.Second), Failures: g.n(5)}
 	if g.oneIn(2) {
 		p.Text, p.Source, p.Target = "hello "+g.str(), "en", "de"
 		p.Expect = map[string][]string{engine: {g.str(), g.str()}}

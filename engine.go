@@ -210,27 +210,27 @@ func (c CostClass) rank() int {
 
 // Profile describes an engine to the router. Zero values mean the documented defaults.
 type Profile struct {
-	Quality        float64           // 0..100 offline evaluation score; default 80
-	SceneQuality   map[Scene]float64 // per-scene overrides of Quality
+	Quality        float64           // 0..100 offline evaluation score; 0 means 80
+	SceneQuality   map[Scene]float64 // per-scene overrides of Quality, each 0..100
 	Class          CostClass         // ClassFree, ClassStandard (default), ClassPremium
-	CostPerMillion float64           // credits per million standard characters
+	CostPerMillion float64           // credits per million standard characters, 0..1e9
 	Languages      []string          // BCP 47 tags it translates between; empty means any
-	Timeout        time.Duration     // per attempt; default 5s
-	RateLimit      float64           // requests per second; 0 means unlimited
-	Burst          int               // rate limiter burst; 0 means max(1, ceil(RateLimit))
-	MaxConcurrency int               // in-flight calls; 0 means unlimited
-	Quota          int64             // standard characters per QuotaPeriod; 0 means unlimited
-	QuotaPeriod    time.Duration     // default 24h
-	// MaxChars bounds the characters (code points) of one call, all its texts together;
-	// 0 means unlimited. A long text is cut into segments that fit (see MaxTextChars).
+	Timeout        time.Duration     // per attempt, 1ns..1h; 0 means 5s
+	RateLimit      float64           // requests per second, 0..1e6; 0 means unlimited
+	Burst          int               // rate limiter burst, 0..1e6; 0 means max(1, ceil(RateLimit))
+	MaxConcurrency int               // in-flight calls, 0..10000; 0 means unlimited
+	Quota          int64             // standard characters per QuotaPeriod, 0..1e15; 0 means unlimited
+	QuotaPeriod    time.Duration     // 1s..8760h; 0 means 24h
+	// MaxChars bounds the characters (code points) of one call, all its texts together,
+	// 0..1e7; 0 means unlimited. A long text is cut into segments that fit (see MaxTextChars).
 	MaxChars int
-	MaxTexts int // texts per call; 0 means 1
-	// MaxTextChars bounds the characters of one text in a call: a longer text is cut into
-	// segments of at most this many, and several segments go in one call as MaxTexts and
-	// MaxChars allow. 0 means MaxChars; a value above MaxChars counts as MaxChars.
+	MaxTexts int // texts per call, 1..10000; 0 means 1
+	// MaxTextChars bounds the characters of one text in a call, 0..1e7: a longer text is cut
+	// into segments of at most this many, and several segments go in one call as MaxTexts
+	// and MaxChars allow. 0 means MaxChars; a value above MaxChars counts as MaxChars.
 	MaxTextChars int
 	FallbackOnly bool // last resort: used only when the normal pool has failed
-	// Canary is the percentage (0..100) of UserIDs this engine serves as a canary: a stable
+	// Canary is the percentage, 0..100, of UserIDs this engine serves as a canary: a stable
 	// share of users, chosen by hashing the UserID, is routed to it whenever it is a
 	// candidate; everybody else reaches it only when no other engine can serve. Raising the
 	// share keeps every user who was in. 0 means the engine is not a canary, unless Staged.
@@ -240,13 +240,13 @@ type Profile struct {
 	// engine that is not staged would become a normal one. In a configuration file,
 	// "canary": 0 stages the engine; leaving "canary" out promotes a canary to normal.
 	Staged bool
-	// SafeRate is the request rate (per second) the engine can take safely; as its recent
-	// rate nears it, its routing weight falls (the traffic gate). 0 means RateLimit, and no
-	// gate when both are 0.
+	// SafeRate is the request rate (per second, 0..1e6) the engine can take safely; as its
+	// recent rate nears it, its routing weight falls (the traffic gate). 0 means RateLimit,
+	// and no gate when both are 0.
 	SafeRate float64
 	// CostPerMillionTokens prices LLM engines by the tokens they report
 	// (EngineResult.InputTokens + OutputTokens); when set and reported, it is what a call
-	// is charged instead of CostPerMillion. 0 means characters only.
+	// is charged instead of CostPerMillion; 0..1e9. 0 means characters only.
 	CostPerMillionTokens float64
 	// Region is where the vendor processes the data: "eu", "us", "cn", ... ("" = global,
 	// unknown). Request.Regions filters on it.

@@ -4,6 +4,9 @@ import (
 	"context"
 	"log/slog"
 	"math"
+	"reflect"
+	"strconv"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel/metric"
@@ -43,13 +46,13 @@ func (systemClock) Sleep(ctx context.Context, d time.Duration) error {
 
 // RetryPolicy bounds retries and switches. Zero fields mean the default written beside them.
 type RetryPolicy struct {
-	PerEngine   int           // calls on one engine, the first included; 0 means 2; 1 disables retries
-	Backoff     time.Duration // wait before a retry on the same engine; 0 means 200ms, then x4, with jitter
-	MaxAttempts int           // engine calls per request; 0 means 3
-	MaxSwitches int           // engine switches per request; 0 means 2
+	PerEngine   int           // calls on one engine, the first included; 1..10, 0 means 2; 1 disables retries
+	Backoff     time.Duration // wait before a retry on the same engine, then x4, with jitter; 1ns..1m, 0 means 200ms
+	MaxAttempts int           // engine calls per request; 1..10, 0 means 3
+	MaxSwitches int           // engine switches per request; 1..10, 0 means 2
 	// HedgeAfter starts the next candidate too when the first attempt has not answered
-	// after it; the first good answer wins and the other call is canceled. 0: no hedging;
-	// negative is an error.
+	// after it; the first good answer wins and the other call is canceled. 0s..1h; 0: no
+	// hedging.
 	HedgeAfter time.Duration
 	// HedgeBudget is the most extra calls hedging may add, as a share of calls (a token
 	// bucket, like gRPC's hedging throttle), within 0..1; 0 means 0.05.
@@ -72,29 +75,13 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 	return p
 }
 
-func (p RetryPolicy) validate() error {
-	switch {
-	case p.PerEngine < 0:
-		return configError("RetryPolicy.PerEngine", "must not be negative")
-	case p.Backoff < 0:
-		return configError("RetryPolicy.Backoff", "must not be negative")
-	case p.MaxAttempts < 0:
-		return configError("RetryPolicy.MaxAttempts", "must not be negative")
-	case p.MaxSwitches < 0:
-		return configError("RetryPolicy.MaxSwitches", "must not be negative")
-	case p.HedgeAfter < 0:
-		return configError("RetryPolicy.HedgeAfter", "must not be negative")
-	case !(p.HedgeBudget >= 0 && p.HedgeBudget <= 1): // NaN too
-		return configError("RetryPolicy.HedgeBudget", "must be within 0..1")
-	}
-	return nil
-}
+func (p RetryPolicy) validate() error { return checkLimits("RetryPolicy.", p) }
 
 // Budget caps what the Client spends per UTC day. Zero fields mean the default written beside
 // them.
 type Budget struct {
-	Daily     float64 // credits per day; 0 means unlimited; never exceeded
-	EconomyAt float64 // fraction of Daily after which only free and standard engines serve; 0 means 0.8
+	Daily     float64 // credits per day, 0..1e12; 0 means unlimited; never exceeded
+	EconomyAt float64 // fraction of Daily after which only free and standard engines serve, 0..1; 0 means 0.8
 }
 
 // ProbePolicy configures active health probes (see WithProbes). Zero fields mean the default
@@ -104,11 +91,11 @@ type Budget struct {
 // and case ignored; an engine with no entry (or an empty one) passes with any non-empty
 // answer. New copies the policy, so later changes to Expect have no effect.
 type ProbePolicy struct {
-	Interval       time.Duration       // 0 means 30s
+	Interval       time.Duration       // 1s..24h; 0 means 30s
 	Text           string              // "" means "hello"
 	Source, Target string              // "" means en -> es
 	Expect         map[string][]string // engine name -> acceptable answers; absent means any non-empty answer
-	Failures       int                 // consecutive failed probes before maintenance; 0 means 3
+	Failures       int                 // consecutive failed probes before maintenance, 1..100; 0 means 3
 }
 
 // Option configures a Client in New.
@@ -160,8 +147,8 @@ func WithEngine(e Engine, p Profile) Option {
 	return func(o *options) { o.engines = append(o.engines, engineSpec{e, p}) }
 }
 
-// WithDeadline bounds a whole request, every retry and failover included. Default 8s. The
-// caller's context may make it shorter.
+// WithDeadline bounds a whole request, every retry and failover included: 1ns..1h, default
+// 8s. The caller's context may make it shorter.
 func WithDeadline(d time.Duration) Option { return func(o *options) { o.deadline = d } }
 
 // WithRetry sets the retry policy. Default: RetryPolicy{} (2 calls per engine, 200ms backoff,
@@ -176,9 +163,11 @@ func WithBreaker(p BreakerPolicy) Option { return func(o *options) { o.breaker =
 // temperature 20/ln(7/3), MinHealth 0.8, no stickiness, folds every 10s).
 func WithRouting(p RoutingPolicy) Option { return func(o *options) { o.routing = p } }
 
-// WithCache sizes the in-process cache. Default 10 000 entries kept fresh for 24h (answers of
-// fallback engines one minute at most); expired entries are kept (until evicted) to answer
-// when every engine fails.
+// WithCache sizes the in-process cache: entries 1..1e8, ttl 1ns..8760h; default 10 000
+// entries kept fresh for 24h (answers of fallback engines one minute at most). Expired entries are kept (until evicted) to answer when every
+// engine fails. The cache grows with use: New allocates a few kilobytes whatever entries is
+// (its lock-free index starts at 1,024 slots), and the index doubles as entries are stored,
+// to at most 32 bytes per entry stored besides the entries themselves.
 func WithCache(entries int, ttl time.Duration) Option {
 	return func(o *options) { o.cacheEntries, o.cacheTTL, o.noCache = entries, ttl, false }
 }
@@ -234,8 +223,131 @@ func WithSeed(seed uint64) Option { return func(o *options) { o.seed, o.seeded =
 // WithClock sets the time source (see Clock). Default: the system clock.
 func WithClock(c Clock) Option { return func(o *options) { o.clock = c } }
 
-// WithBatchConcurrency bounds how many requests of one TranslateBatch run at once. Default 8.
+// WithBatchConcurrency bounds how many requests of one TranslateBatch run at once: 1..1000,
+// default 8.
 func WithBatchConcurrency(n int) Option { return func(o *options) { o.batchConcurrency = n } }
+
+// limit is the documented range of a numeric setting: lo..hi, and 0 too when zero means
+// the setting's default. Durations are in nanoseconds.
+type limit struct {
+	lo, hi float64
+	zero   bool
+}
+
+const (
+	year = 8760 * time.Hour
+	maxI = 1e15 // the largest count a setting takes: exact in a float64
+)
+
+// limits are the ranges of the numeric settings, by "Type.Field". Each field's doc comment
+// states its range (TestEveryNumberHasARange); New and ParseConfig reject a value outside
+// it, so that no accepted value can exhaust memory, burn a core or overflow arithmetic.
+// Weights, FailureRatio's pair and SceneQuality have their own checks.
+var limits = map[string]limit{
+	"Config.Deadline":               {1, float64(time.Hour), true},
+	"CacheConfig.Entries":           {1, maxCacheEntries, true},
+	"CacheConfig.TTL":               {1, float64(year), true},
+	"Budget.Daily":                  {0, 1e12, false},
+	"Budget.EconomyAt":              {0, 1, false},
+	"RetryPolicy.PerEngine":         {1, 10, true},
+	"RetryPolicy.Backoff":           {1, float64(time.Minute), true},
+	"RetryPolicy.MaxAttempts":       {1, 10, true},
+	"RetryPolicy.MaxSwitches":       {1, 10, true},
+	"RetryPolicy.HedgeAfter":        {0, float64(time.Hour), false},
+	"RetryPolicy.HedgeBudget":       {0, 1, false},
+	"BreakerPolicy.Window":          {1, 10000, true},
+	"BreakerPolicy.MinCalls":        {1, 10000, true},
+	"BreakerPolicy.FailureRatio":    {0.2, 0.9, true},
+	"BreakerPolicy.Cooldown":        {1, float64(maxCooldown), true},
+	"BreakerPolicy.HalfOpenCalls":   {1, 100, true},
+	"RoutingPolicy.Temperature":     {0.2, 1000, true},
+	"RoutingPolicy.MinHealth":       {0, 1, false},
+	"RoutingPolicy.HealthEvery":     {float64(100 * time.Millisecond), float64(time.Hour), true},
+	"RoutingPolicy.LegalMinQuality": {0, 100, false},
+	"RoutingPolicy.ChatMaxLatency":  {1, float64(time.Hour), true},
+	"ProbePolicy.Interval":          {float64(time.Second), float64(24 * time.Hour), true},
+	"ProbePolicy.Failures":          {1, 100, true},
+	"Profile.Quality":               {0, 100, false},
+	"Profile.CostPerMillion":        {0, 1e9, false},
+	"Profile.CostPerMillionTokens":  {0, 1e9, false},
+	"Profile.Timeout":               {1, float64(time.Hour), true},
+	"Profile.RateLimit":             {0, 1e6, false},
+	"Profile.Burst":                 {0, 1e6, false},
+	"Profile.MaxConcurrency":        {0, 10000, false},
+	"Profile.Quota":                 {0, maxI, false},
+	"Profile.QuotaPeriod":           {float64(time.Second), float64(year), true},
+	"Profile.MaxChars":              {0, 1e7, false},
+	"Profile.MaxTexts":              {1, 10000, true},
+	"Profile.MaxTextChars":          {0, 1e7, false},
+	"Profile.Canary":                {0, 100, false},
+	"Profile.SafeRate":              {0, 1e6, false},
+}
+
+// maxCacheEntries bounds the cache's size (CacheConfig.Entries, WithCache). The cache
+// grows with use, so a large bound costs nothing until it is filled.
+const maxCacheEntries = 1e8
+
+// outOfRange returns the first numeric field of the struct v outside its limit, and why.
+func outOfRange(v any) (field, msg string) {
+	rv := reflect.ValueOf(v)
+	t := rv.Type()
+	for i := range t.NumField() {
+		l, ok := limits[t.Name()+"."+t.Field(i).Name]
+		if !ok {
+			continue
+		}
+		var x float64
+		switch f := rv.Field(i); f.Kind() {
+		case reflect.Float64:
+			x = f.Float()
+		default:
+			x = float64(f.Int())
+		}
+		switch {
+		case x == 0 && l.zero, x >= l.lo && x <= l.hi:
+			continue
+		case x < 0 && l.lo >= 0:
+			return t.Field(i).Name, "must not be negative"
+		}
+		return t.Field(i).Name, "must be within " + l.String(t.Field(i).Type == durationType)
+	}
+	return "", ""
+}
+
+// String writes the range as its doc comments do: "1..10000", "0..1e6", "100ms..1h".
+func (l limit) String(dur bool) string {
+	if !dur {
+		f := func(x float64) string {
+			if x >= 1e6 {
+				m, e, _ := strings.Cut(strconv.FormatFloat(x, 'e', -1, 64), "e+")
+				return m + "e" + strings.TrimLeft(e, "0")
+			}
+			return strconv.FormatFloat(x, 'f', -1, 64)
+		}
+		return f(l.lo) + ".." + f(l.hi)
+	}
+	return shortDuration(time.Duration(l.lo)) + ".." + shortDuration(time.Duration(l.hi))
+}
+
+// shortDuration writes d without its zero minutes and seconds: "1h", "5m", "8760h".
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = s[:len(s)-2]
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = s[:len(s)-2]
+	}
+	return s
+}
+
+// checkLimits is New's range check of the struct v: its error names prefix and the field.
+func checkLimits(prefix string, v any) error {
+	if field, msg := outOfRange(v); field != "" {
+		return configError(prefix+field, msg)
+	}
+	return nil
+}
 
 // configError is the error New returns for a bad option; it names the field.
 func configError(field, msg string) error {
@@ -277,54 +389,34 @@ func (o *options) validateScalars() error {
 	switch {
 	case o.deadline <= 0:
 		return configError("WithDeadline", "must be positive")
+	case o.deadline > time.Hour:
+		return configError("WithDeadline", "must be at most 1h")
 	case !o.noCache && (o.cacheEntries <= 0 || o.cacheTTL <= 0):
 		return configError("WithCache", "entries and ttl must be positive")
-	case o.budget.Daily < 0 || math.IsNaN(o.budget.Daily) || math.IsInf(o.budget.Daily, 0):
-		return configError("Budget.Daily", "must not be negative")
-	case !(o.budget.EconomyAt >= 0 && o.budget.EconomyAt <= 1):
-		return configError("Budget.EconomyAt", "must be within 0..1")
-	case o.batchConcurrency <= 0:
-		return configError("WithBatchConcurrency", "must be positive")
+	case !o.noCache && o.cacheEntries > maxCacheEntries:
+		return configError("WithCache", "entries must be at most 1e8")
+	case !o.noCache && o.cacheTTL > year:
+		return configError("WithCache", "ttl must be at most 8760h")
+	case o.batchConcurrency <= 0 || o.batchConcurrency > 1000:
+		return configError("WithBatchConcurrency", "must be within 1..1000")
 	case o.clock == nil:
 		return configError("WithClock", "must not be nil")
 	}
-	return nil
+	return checkLimits("Budget.", o.budget)
 }
 
 // validate checks a profile; field names are prefixed with prefix ("WithEngine[0].Profile.").
 func (p *Profile) validate(prefix string) error {
-	bad := func(v float64) bool { return v < 0 || math.IsNaN(v) || math.IsInf(v, 0) }
-	pct := func(v float64) bool { return !(v >= 0 && v <= 100) }
-	const neg, in100 = "must not be negative", "must be within 0..100"
-	checks := []struct {
-		failed     bool
-		field, msg string
-	}{
-		{pct(p.Quality), "Quality", in100},
-		{bad(p.CostPerMillion), "CostPerMillion", neg},
-		{bad(p.CostPerMillionTokens), "CostPerMillionTokens", neg},
-		{p.Class > ClassPremium, "Class", "unknown cost class"},
-		{p.Timeout < 0, "Timeout", neg},
-		{bad(p.RateLimit), "RateLimit", neg},
-		{p.Burst < 0, "Burst", neg},
-		{p.MaxConcurrency < 0, "MaxConcurrency", neg},
-		{p.Quota < 0, "Quota", neg},
-		{p.QuotaPeriod < 0, "QuotaPeriod", neg},
-		{p.MaxChars < 0, "MaxChars", neg},
-		{p.MaxTexts < 0, "MaxTexts", neg},
-		{p.MaxTextChars < 0, "MaxTextChars", neg},
-		{pct(p.Canary), "Canary", in100},
-		{bad(p.SafeRate), "SafeRate", neg},
-	}
-	for _, c := range checks {
-		if c.failed {
-			return configError(prefix+c.field, c.msg)
-		}
+	if p.Class > ClassPremium {
+		return configError(prefix+"Class", "unknown cost class")
 	}
 	for s, q := range p.SceneQuality {
-		if pct(q) || s > SceneChat {
-			return configError(prefix+"SceneQuality["+s.String()+"]", in100)
+		if !(q >= 0 && q <= 100) || s > SceneChat {
+			return configError(prefix+"SceneQuality["+s.String()+"]", "must be within 0..100")
 		}
+	}
+	if err := checkLimits(prefix, *p); err != nil {
+		return err
 	}
 	return validatePairQuality(prefix+"PairQuality", p.PairQuality)
 }

@@ -50,11 +50,10 @@ func (p ProbePolicy) withDefaults() ProbePolicy {
 }
 
 func (p *ProbePolicy) validate() error {
+	if err := checkLimits("ProbePolicy.", *p); err != nil {
+		return err
+	}
 	switch {
-	case p.Interval < 0:
-		return configError("ProbePolicy.Interval", "must not be negative")
-	case p.Failures < 0:
-		return configError("ProbePolicy.Failures", "must not be negative")
 	case p.Text != "" && strings.TrimSpace(p.Text) == "":
 		return configError("ProbePolicy.Text", "must not be blank")
 	case !utf8.ValidString(p.Text):

@@ -43,15 +43,18 @@ func (w Weights) validate() error {
 // RoutingPolicy configures scoring and picking. Zero fields mean the default written beside
 // them.
 type RoutingPolicy struct {
-	Weights     Weights       // zero means Quality 0.40, Availability 0.25, Speed 0.20, Cost 0.15
-	Temperature float64       // softmax temperature in score points; 0 means 20/ln(7/3) (90 vs 70 -> 70/30)
-	MinHealth   float64       // availability below this excludes an engine; 0 means 0.8
+	Weights Weights // zero means Quality 0.40, Availability 0.25, Speed 0.20, Cost 0.15
+	// Temperature is the softmax temperature in score points, 0.2..1000 (scores are 0..100:
+	// at 0.2 the best score takes nearly all traffic, at 1000 traffic is nearly even); 0
+	// means 20/ln(7/3) (90 vs 70 -> 70/30).
+	Temperature float64
+	MinHealth   float64       // availability below this excludes an engine, 0..1; 0 means 0.8
 	Sticky      bool          // same text -> same engine among the candidates (rendezvous hashing)
-	HealthEvery time.Duration // health statistics fold period; 0 means 10s
-	// LegalMinQuality is the quality an engine needs for SceneLegal; 0 means 90.
+	HealthEvery time.Duration // health statistics fold period, 100ms..1h; 0 means 10s
+	// LegalMinQuality is the quality an engine needs for SceneLegal, 0..100; 0 means 90.
 	LegalMinQuality float64
 	// ChatMaxLatency is the recent (EWMA) latency above which an engine is not used for
-	// SceneChat; 0 means 3s.
+	// SceneChat, 1ns..1h; 0 means 3s.
 	ChatMaxLatency time.Duration
 }
 
@@ -86,19 +89,7 @@ func (p RoutingPolicy) validate() error {
 			return err
 		}
 	}
-	switch {
-	case p.Temperature < 0 || math.IsNaN(p.Temperature):
-		return configError("RoutingPolicy.Temperature", "must not be negative")
-	case p.MinHealth < 0 || p.MinHealth > 1:
-		return configError("RoutingPolicy.MinHealth", "must be within 0..1")
-	case p.HealthEvery < 0:
-		return configError("RoutingPolicy.HealthEvery", "must not be negative")
-	case p.LegalMinQuality < 0 || p.LegalMinQuality > 100:
-		return configError("RoutingPolicy.LegalMinQuality", "must be within 0..100")
-	case p.ChatMaxLatency < 0:
-		return configError("RoutingPolicy.ChatMaxLatency", "must not be negative")
-	}
-	return nil
+	return checkLimits("RoutingPolicy.", p)
 }
 
 // Score computes the routing score 0..100 from its four parts, each 0..100, with w:

@@ -15,9 +15,10 @@ const watchEvery = 500 * time.Millisecond
 // ctx's error. Build c from the same file first: the content WatchConfig finds when it
 // starts is taken as what c runs.
 //
-// It reads the file every 500ms, following symbolic links at every read, so both an edit
-// in place and the atomic symlink swap Kubernetes uses for ConfigMaps (a "..data" link
-// moved to a new timestamped directory) are seen. When the content has changed and two
+// It reads the file every 500ms as LoadConfigContext does (a regular file of at most
+// 1 MiB: a FIFO or a device is refused, never waited on), following symbolic links at
+// every read, so both an edit in place and the atomic symlink swap Kubernetes uses for
+// ConfigMaps (a "..data" link moved to a new timestamped directory) are seen. When the content has changed and two
 // reads in a row agree (a half-written file is never applied), it parses it with
 // LoadConfig's rules and applies it with c.Reconfigure: within about a second, always
 // within 2s. A file that cannot be read or parsed, or that Reconfigure rejects, leaves c
@@ -33,14 +34,14 @@ func WatchConfig(ctx context.Context, c *Client, path string) error {
 	case path == "":
 		return &Error{Kind: KindInvalidInput, Message: "WatchConfig: empty path"}
 	}
-	return c.newConfigWatcher(path).run(ctx, watchEvery)
+	return c.newConfigWatcher(ctx, path).run(ctx, watchEvery)
 }
 
 // newConfigWatcher is WatchConfig's watcher: it applies with c.Reconfigure and counts a
 // file it cannot parse as Reconfigure counts a config it rejects (translate.config.rejected
 // and a warning).
-func (c *Client) newConfigWatcher(path string) *watcher {
-	w := newWatcher(path, c.Reconfigure, c.configLogger())
+func (c *Client) newConfigWatcher(ctx context.Context, path string) *watcher {
+	w := newWatcher(ctx, path, c.Reconfigure, c.configLogger())
 	w.unparsed = c.obs.configRejectedOne
 	return w
 }
@@ -69,11 +70,11 @@ type watcher struct {
 }
 
 // newWatcher reads path once: the content it finds is what the Client runs.
-func newWatcher(path string, apply func(*Config) error, log *slog.Logger) *watcher {
+func newWatcher(ctx context.Context, path string, apply func(*Config) error, log *slog.Logger) *watcher {
 	w := &watcher{path: path, apply: apply, log: log}
-	if data, err := readConfigFile(path); err == nil {
+	if data, err := readConfigFile(ctx, path); err == nil {
 		w.current = sha256.Sum256(data)
-	} else {
+	} else if ctx.Err() == nil {
 		w.warnRead(err)
 	}
 	w.pending = w.current
@@ -98,8 +99,11 @@ func (w *watcher) run(ctx context.Context, interval time.Duration) error {
 
 // poll reads the file once; it returns an error only when watching must stop.
 func (w *watcher) poll(ctx context.Context) error {
-	data, err := readConfigFile(w.path)
+	data, err := readConfigFile(ctx, w.path)
 	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		w.warnRead(err)
 		return nil
 	}

@@ -65,7 +65,7 @@ func watch(t *testing.T, path string, apply func(*Config) error) *watched {
 		apply = func(*Config) error { return nil }
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	wr := newWatcher(path, func(cfg *Config) error {
+	wr := newWatcher(context.Background(), path, func(cfg *Config) error {
 		if err := apply(cfg); err != nil {
 			return err
 		}
@@ -265,7 +265,7 @@ func TestWatchMissingFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "config.json")
 	var applied []time.Duration
 	sink := &logSink{}
-	w := newWatcher(path, func(cfg *Config) error { applied = append(applied, cfg.Deadline); return nil }, slog.New(sink))
+	w := newWatcher(context.Background(), path, func(cfg *Config) error { applied = append(applied, cfg.Deadline); return nil }, slog.New(sink))
 	poll := func(n int) {
 		t.Helper()
 		for range n {
@@ -295,7 +295,7 @@ func TestWatchStopsWhenClientClosed(t *testing.T) {
 		registerTestTypes()
 		path := filepath.Join(t.TempDir(), "config.json")
 		writeAtomic(t, path, configWith("1s"))
-		wr := newWatcher(path, func(*Config) error { return ErrClosed }, slog.New(&logSink{}))
+		wr := newWatcher(context.Background(), path, func(*Config) error { return ErrClosed }, slog.New(&logSink{}))
 		done := make(chan error, 1)
 		go func() { done <- wr.run(context.Background(), time.Millisecond) }()
 		writeAtomic(t, path, configWith("2s"))
@@ -345,7 +345,7 @@ func TestWatchWaitsForSettledContent(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "config.json")
 	writeAtomic(t, path, configWith("1s"))
 	var applied []time.Duration
-	w := newWatcher(path, func(cfg *Config) error { applied = append(applied, cfg.Deadline); return nil }, slog.New(&logSink{}))
+	w := newWatcher(context.Background(), path, func(cfg *Config) error { applied = append(applied, cfg.Deadline); return nil }, slog.New(&logSink{}))
 	poll := func() {
 		t.Helper()
 		if err := w.poll(context.Background()); err != nil {
@@ -391,7 +391,7 @@ func TestWatchSeedIncident(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	w := c.newConfigWatcher(path)
+	w := c.newConfigWatcher(context.Background(), path)
 	rejected := func() int64 { return sumCounter(t, reader, "translate.config.rejected") }
 
 	writeAtomic(t, path, ratioFile("0.1"))

@@ -2,6 +2,7 @@ package memo
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
 	"testing"
 
@@ -70,7 +71,7 @@ func TestCacheHashCollisionNeverConfusesKeys(t *testing.T) {
 // comes from its LRU.
 func TestCacheIndexSlotCollision(t *testing.T) {
 	c := NewCache[key, string](4) // 8 slots, one shard
-	slots := uint64(len(c.index))
+	slots := uint64(len(c.index.Load().slots))
 	c.Put(3, key{"x", 0}, "X", 1)
 	c.Put(3+slots, key{"y", 0}, "Y", 1) // takes slot 3
 	if diff := cmp.Diff(got{"X", 1, true}, get(c, 3, key{"x", 0}, 1)); diff != "" {
@@ -166,5 +167,67 @@ func TestCacheGetAllocatesNothing(t *testing.T) {
 		}
 	}); n != 0 {
 		t.Errorf("Get allocates %v times, want 0", n)
+	}
+}
+
+// A cache made for 10^8 entries allocates a few kilobytes, not its capacity; its index
+// grows as it fills, every entry stays found across the growths, and once full it evicts
+// as before.
+func TestCacheGrowsWithUse(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	big := NewCache[key, string](1e8)
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+		t.Errorf("NewCache(1e8) allocated %d bytes, want under 1 MiB", n)
+	}
+	if n := len(big.index.Load().slots); n > initialSlots {
+		t.Errorf("NewCache(1e8) has %d index slots, want at most %d", n, initialSlots)
+	}
+
+	c := NewCache[key, string](5000)
+	for i := range 6000 {
+		c.Put(uint64(i)*0x9e3779b97f4a7c15, key{fmt.Sprint(i), 0}, fmt.Sprint("v", i), 1)
+	}
+	if n := len(c.index.Load().slots); n != c.maxSlots {
+		t.Errorf("after 6000 Puts the index has %d slots, want %d", n, c.maxSlots)
+	}
+	hits := 0
+	for i := range 6000 {
+		g := get(c, uint64(i)*0x9e3779b97f4a7c15, key{fmt.Sprint(i), 0}, 1)
+		if g.OK {
+			hits++
+			if g.V != fmt.Sprint("v", i) {
+				t.Fatalf("Get(%d) = %q", i, g.V)
+			}
+		}
+	}
+	if hits != c.Len() || hits < 4900 || hits > 16*313 { // 16 shards of ceil(5000/16)
+		t.Errorf("found %d entries, Len %d; want Len found, about 5000", hits, c.Len())
+	}
+}
+
+// Puts racing with the index's growth lose no entry and never see an evicted one.
+func TestCacheGrowthConcurrent(t *testing.T) {
+	c := NewCache[key, string](1 << 14)
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 4000 {
+				h := uint64(w*4000+i) * 0x9e3779b97f4a7c15
+				k := key{fmt.Sprint(w, i), 0}
+				c.Put(h, k, "v", 1)
+				if g := get(c, h, k, 1); !g.OK {
+					t.Errorf("Get right after Put missed %v", k)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if c.Len() != 16000 {
+		t.Errorf("Len = %d, want 16000", c.Len())
 	}
 }
