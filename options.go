@@ -303,6 +303,7 @@ func (p *Profile) validate(prefix string) error {
 		{bad(p.CostPerMillionTokens), "CostPerMillionTokens", neg},
 		{p.Class > ClassPremium, "Class", "unknown cost class"},
 		{p.Timeout < 0, "Timeout", neg},
+		{p.TimeoutPerKTokens < 0 || p.TimeoutPerKTokens > time.Hour, "TimeoutPerKTokens", "must be within 0..1h"},
 		{bad(p.RateLimit), "RateLimit", neg},
 		{p.Burst < 0, "Burst", neg},
 		{p.MaxConcurrency < 0, "MaxConcurrency", neg},
