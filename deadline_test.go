@@ -308,3 +308,24 @@ func TestBundledTimeoutsFitTheDeadline(t *testing.T) {
 		t.Errorf("bundled timeouts (-want +got):\n%s", d)
 	}
 }
+
+// TestHedgedCallsOfCtxIgnoringEnginesKeepTheDeadline: with hedging on, two engines that
+// ignore ctx (they sleep 30s) cannot hold a request past its 2s deadline plus the grace.
+func TestHedgedCallsOfCtxIgnoringEnginesKeepTheDeadline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a, b := newHang("a", false), newHang("b", false)
+		a.sleep, b.sleep = 30*time.Second, 30*time.Second
+		c, err := translate.New(translate.WithDeadline(2*time.Second), translate.WithRetry(translate.RetryPolicy{HedgeAfter: 300 * time.Millisecond}),
+			translate.WithEngine(a, translate.Profile{Quality: 90}), translate.WithEngine(b, translate.Profile{Quality: 80}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		t0 := time.Now()
+		res, err := c.Translate(context.Background(), req("hello"))
+		if took := time.Since(t0); err == nil || took > 2020*time.Millisecond {
+			t.Errorf("%v, %v after %v; want a KindTimeout error by 2.02s", res, err, took)
+		}
+		time.Sleep(30 * time.Second) // the abandoned calls return
+	})
+}
