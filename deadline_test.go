@@ -30,6 +30,7 @@ type hang struct {
 	honour  bool
 	sleep   time.Duration // ignoring ctx: return after sleep; 0: wait for release
 	release chan struct{}
+	onCall  func() // if set, called at each call's start
 	mu      sync.Mutex
 	calls   int
 }
@@ -44,6 +45,9 @@ func (h *hang) Translate(ctx context.Context, req *translate.EngineRequest) (*tr
 	h.mu.Lock()
 	h.calls++
 	h.mu.Unlock()
+	if h.onCall != nil {
+		h.onCall()
+	}
 	switch {
 	case h.honour:
 		<-ctx.Done()
@@ -82,8 +86,8 @@ func callerErrorWant(err error, deadline bool) string {
 // TestCallerDeadlineIsAlwaysTimeout: a caller's ctx whose deadline (150ms) comes before the
 // Client's (300ms), over two engines that hang: every one of 200 requests, through
 // Translate, TranslateBatch and TranslateStream, fails with KindTimeout wrapping
-// context.DeadlineExceeded; one canceled at 100ms fails with KindCanceled wrapping
-// context.Canceled. (The first engine's attempt ends early, leaving the second its reserve;
+// context.DeadlineExceeded; one in four, canceled (no deadline) once an engine is called,
+// fails with KindCanceled wrapping context.Canceled. (The first engine's attempt ends early, leaving the second its reserve;
 // the second runs into the caller's deadline.) Each request has a Client of its own, so no
 // breaker opens. Real time: the race is between ctx's timer and the Client's clock reads.
 func TestCallerDeadlineIsAlwaysTimeout(t *testing.T) {
@@ -112,16 +116,19 @@ func TestCallerDeadlineIsAlwaysTimeout(t *testing.T) {
 			for r := range rounds {
 				var wg sync.WaitGroup
 				for i := range width {
+					deadline := i%4 != 0 // one in four is canceled instead
+					ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+					a, b := newHang("a", true), newHang("b", true)
+					if !deadline {
+						cancel()
+						ctx, cancel = context.WithCancel(context.Background())
+						a.onCall, b.onCall = cancel, cancel
+					}
 					c := newClient(t, translate.WithDeadline(300*time.Millisecond),
-						translate.WithEngine(newHang("a", true), translate.Profile{Quality: 90}),
-						translate.WithEngine(newHang("b", true), translate.Profile{Quality: 80}))
+						translate.WithEngine(a, translate.Profile{Quality: 90}),
+						translate.WithEngine(b, translate.Profile{Quality: 80}))
 					wg.Go(func() {
-						deadline := i%4 != 0 // one in four is canceled instead
-						ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
 						defer cancel()
-						if !deadline {
-							time.AfterFunc(100*time.Millisecond, cancel)
-						}
 						if why := callerErrorWant(call(c, ctx, fmt.Sprintf("text %d %d", r, i)), deadline); why != "" {
 							mu.Lock()
 							bad[why]++

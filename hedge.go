@@ -175,7 +175,10 @@ func (w *walk) launch(e *engine, l *lease, s stage, ch chan<- *racer) *racer {
 	dc := &deadline.Call{}
 	dc.Ctx.InitWatched(w.ctx, ad) // ended by c.runner
 	h.cancel = func() { dc.Ctx.Release() }
-	req := &EngineRequest{Texts: h.l.texts, Target: r.tgt.Tag, Scene: r.Scene, Style: r.Style, RequestID: r.id}
+	// The call's own texts: an abandoned call may still read them after the request's
+	// scratch, which holds the request's parts, went back to the pool.
+	texts := append([]string(nil), h.l.texts...)
+	req := &EngineRequest{Texts: texts, Target: r.tgt.Tag, Scene: r.Scene, Style: r.Style, RequestID: r.id}
 	if r.src != nil {
 		req.Source = r.src.Tag
 	}
@@ -195,7 +198,7 @@ func (w *walk) launch(e *engine, l *lease, s stage, ch chan<- *racer) *racer {
 			err = dc.Ctx.Err()
 		}
 		h.ended = time.Now()
-		h.out, h.err = out, c.check(h.actx, parent, e, r, h.l.texts, out, err)
+		h.out, h.err = out, c.check(h.actx, parent, e, r, texts, out, err)
 		ch <- h
 	}()
 	return h
@@ -235,6 +238,7 @@ func (w *walk) landFailure(h *racer) {
 // been sent), and its lease is settled, as sent, when it returns.
 func (w *walk) abandon(h *racer, ch <-chan *racer) {
 	h.cancel()
+	w.sc.reusable = false // the racer still reads the request, which lives in the scratch
 	w.attempts = append(w.attempts, Attempt{Engine: h.e.name,
 		Err: &Error{Kind: KindCanceled, Engine: h.e.name, Message: "hedge lost: another engine answered first"}})
 	w.j.cost += h.l.cost
