@@ -112,7 +112,7 @@ func (c *Client) release(e *engine, l *lease) {
 func (c *Client) settle(w *walk, e *engine, l *lease, out *EngineResult, err error) {
 	c.release(e, l)
 	kind := KindOf(err)
-	caller := err != nil && w.ctx.Err() != nil
+	caller := err != nil && w.callerErr() != nil
 	failed := err != nil && !caller && breakerFailure(kind)
 	c.breakerMoved(e, l.permit.record(!failed))
 	if err == nil || failed {
@@ -172,37 +172,36 @@ func (w *walk) call(e *engine, l *lease) (*EngineResult, error) {
 	}
 	w.called = true
 	w.sc.callStart = start
-	ad := start.Add(e.prof.Timeout)
-	if w.deadline.Before(ad) {
-		ad = w.deadline
+	ad := w.attemptDeadline(e, start, l.texts)
+	req, dc, j := w.newAttempt()
+	if r.sink != nil {
+		dc.Ctx.Init(w.ctx, ad)
+	} else {
+		dc.Ctx.InitWatched(w.ctx, ad) // ended by c.runner
 	}
-	req, dctx := w.newDeadlineContext()
-	dctx.Init(w.ctx, ad)
 	*req = EngineRequest{Texts: l.texts, Target: r.tgt.Tag, Scene: r.Scene, Style: r.Style, RequestID: r.id}
 	if r.src != nil {
 		req.Source = r.src.Tag
 	}
 	n := len(w.attempts) + 1
-	actx, span := c.obs.attemptStart(dctx, e, n)
+	actx, span := c.obs.attemptStart(&dc.Ctx, e, n)
 	var out *EngineResult
 	var err error
 	if r.sink != nil {
 		out, err = c.invokeStream(actx, e, req, ad, r.sink)
 	} else {
-		out, err = c.invoke(actx, e, req)
+		*j = engineCall{c: c, e: e, ctx: actx, req: req, ad: ad}
+		out, err = w.invoke(dc, j)
 	}
 	lat := time.Since(start) // the monotonic clock only: half the cost of time.Now here
 	w.ended = start.Add(lat)
-	if r.sink == nil {
-		c.overran(e, ad, w.ended)
-	}
 	if w.j.pack {
 		err = c.checkPack(w, actx, e, l.texts, out, err)
 	} else {
 		err = c.check(actx, w.ctx, e, r, l.texts, out, err)
 	}
 	c.obs.attemptEnd(actx, span, e, n, lat, err)
-	w.sc.giveBack(req, dctx)
+	w.sc.giveBack(dc)
 	w.attempts = append(w.attempts, Attempt{Engine: e.name, Latency: lat, Err: err})
 	w.last = e
 	w.onCur++
@@ -212,23 +211,55 @@ func (w *walk) call(e *engine, l *lease) (*EngineResult, error) {
 	return out, nil
 }
 
-// overrunGrace is how late past its deadline an engine may return before the Client treats
-// it as one that ignores ctx and isolates its calls.
+// overrunGrace is how late past its deadline an engine may return before the Client warns
+// that it ignores ctx.
 const overrunGrace = 50 * time.Millisecond
 
-// invoke calls the engine, turning a panic into an error. An engine that once returned
-// well past its deadline (it ignores ctx; see overran) is called apart from then on, so the
-// deadline holds for callers; engines that honour ctx are called directly, at no extra cost.
-func (c *Client) invoke(ctx context.Context, e *engine, req *EngineRequest) (*EngineResult, error) {
-	if e.has(flagIsolate) {
-		return c.invokeApart(ctx, e, req)
-	}
-	return protect(ctx, e, req)
+// callGrace is how long past an attempt's deadline (or the caller's ctx's end) the request
+// waits for the engine to return, once its context is done: an engine that honours ctx
+// returns within it, one that ignores ctx is left running apart.
+const callGrace = 20 * time.Millisecond
+
+// engineCall is one engine call as the Client's runner makes it (internal/deadline.Runner):
+// what it sends and what came back.
+type engineCall struct {
+	c   *Client
+	e   *engine
+	ctx context.Context
+	req *EngineRequest
+	ad  time.Time // the attempt's deadline
+	out *EngineResult
+	err error
 }
 
-// overran isolates e's calls from now on if its call, which returned at ended, returned
-// well past its deadline: e ignores its context. The caller reads the clock once for the
-// call's end, its latency and this.
+// Run calls the engine, turning a panic into an error.
+func (j *engineCall) Run() { j.out, j.err = protect(j.ctx, j.e, j.req) }
+
+// Late ends an abandoned call: it no longer counts among its engine's, and an engine that
+// returned well past its deadline is reported once as ignoring its context.
+func (j *engineCall) Late() {
+	j.e.abandoned.Add(-1)
+	j.c.overran(j.e, j.ad, time.Now())
+}
+
+// invoke makes the engine call j on the Client's runner, so that the request goes on by the
+// attempt's deadline (plus callGrace) whatever the engine does, from its first call: a call
+// that does not return by then is abandoned, left running apart and counted among its
+// engine's abandoned calls until it returns; the request's scratch is then not reused (the
+// call still holds its request). The runner's goroutines are pooled: a call that returns
+// in time costs two goroutine switches and no allocation.
+func (w *walk) invoke(dc *deadline.Call, j *engineCall) (*EngineResult, error) {
+	if w.c.runner.Do(&w.sc.wait, dc, j, callGrace) {
+		return j.out, j.err
+	}
+	j.e.abandoned.Add(1)
+	w.sc.reusable = false
+	return nil, dc.Ctx.Err()
+}
+
+// overran marks e as one that ignores its context (and warns, once) if its call, which
+// returned at ended, returned well past its deadline. Streamed and hedged calls, and
+// probes, then run apart (see invokeApart).
 func (c *Client) overran(e *engine, deadline, ended time.Time) {
 	if ended.Sub(deadline) > overrunGrace && e.set(flagIsolate) {
 		c.obs.warn("engine ignores its context: its calls now run apart", e.name)

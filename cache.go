@@ -186,7 +186,7 @@ func (c *Client) follow(ctx context.Context, r *request, f *flight) (*Result, er
 		return nil, ctx.Err(), true
 	case err == nil:
 		return c.reuse(res, r.RequestID, r.t0), nil, true
-	case KindOf(err) != KindCanceled:
+	case !callerEnded(err):
 		return nil, err, true
 	}
 	return nil, nil, false
@@ -251,7 +251,7 @@ func (c *Client) remember(r *request, res *Result, err error, by []string, now i
 	case r.RequestID == "":
 	case err == nil:
 		c.seen.m.Answer(r.RequestID, r.hash, res, now)
-	case KindOf(err) != KindCanceled:
+	case !callerEnded(err):
 		c.seen.m.Fail(r.RequestID, r.hash, err, now)
 	}
 }

@@ -82,9 +82,16 @@
 //	Canceled        no                              no: ctx's error is returned      no
 //
 // A request makes at most RetryPolicy.MaxAttempts engine calls and MaxSwitches switches, all
-// inside one deadline (WithDeadline, 8s by default); each attempt's timeout is the smaller of
-// the engine's Profile.Timeout and the time left. A rate-limited or saturated engine is
-// skipped at once in favour of the next candidate, so traffic spills over instead of queueing.
+// inside one deadline (WithDeadline, 8s by default, or ctx's when it comes first); each
+// attempt's timeout is the smaller of the engine's Profile.Timeout (grown with the text by
+// Profile.TimeoutPerKTokens) and the time left, less, when another engine could make the
+// next call, that call's reserve (a quarter of the deadline, or half the time left if less):
+// a hung engine never takes the time its backup needs. Engine calls run on goroutines of the
+// Client's, so a request returns by its deadline (plus 20ms) even when an engine ignores ctx;
+// such a call is left running apart. When ctx ends the request, the error is ctx's: KindTimeout
+// wrapping context.DeadlineExceeded, or KindCanceled wrapping context.Canceled. A
+// rate-limited or saturated engine is skipped at once in favour of the next candidate, so
+// traffic spills over instead of queueing.
 // When the normal pool fails, a stale cache entry is returned (FromCache and Degraded), then
 // the fallback-only engines are tried (Degraded), and only then an error listing every
 // attempt. The source text is never returned as if it were a translation: an empty answer, an

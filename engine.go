@@ -215,7 +215,7 @@ type Profile struct {
 	Class          CostClass         // ClassFree, ClassStandard (default), ClassPremium
 	CostPerMillion float64           // credits per million standard characters, 0..1e9
 	Languages      []string          // BCP 47 tags it translates between; empty means any
-	Timeout        time.Duration     // per attempt, 1ns..1h; 0 means 5s
+	Timeout        time.Duration     // per attempt, 1ns..1h (see TimeoutPerKTokens); 0 means 5s
 	RateLimit      float64           // requests per second, 0..1e6; 0 means unlimited
 	Burst          int               // rate limiter burst, 0..1e6; 0 means max(1, ceil(RateLimit))
 	MaxConcurrency int               // in-flight calls, 0..10000; 0 means unlimited
@@ -248,6 +248,12 @@ type Profile struct {
 	// (EngineResult.InputTokens + OutputTokens); when set and reported, it is what a call
 	// is charged instead of CostPerMillion; 0..1e9. 0 means characters only.
 	CostPerMillionTokens float64
+	// TimeoutPerKTokens grows an attempt's timeout with the length of its texts, for engines
+	// whose answer takes longer the more they write (language models): Timeout plus this
+	// much per 1,000 tokens, estimated generously (a token per 4 ASCII characters, one per
+	// other character). Any attempt still ends by the request's deadline, leaving the next
+	// engine its reserve. Range 0s..1h; 0 (the default) means a fixed Timeout.
+	TimeoutPerKTokens time.Duration
 	// Region is where the vendor processes the data: "eu", "us", "cn", ... ("" = global,
 	// unknown). Request.Regions filters on it.
 	Region string

@@ -21,12 +21,12 @@ const (
 	KindQuotaExhausted             // the engine's quota for its period is spent
 	KindRateLimited                // too many requests; may carry RetryAfter
 	KindUnavailable                // 5xx, connection refused, overloaded
-	KindTimeout                    // the attempt's own timeout expired
+	KindTimeout                    // an attempt's timeout or the request's deadline (the Client's or ctx's) expired
 	KindTextTooLong                // the text exceeds what the engine takes in one call
 	KindBadOutput                  // empty, untranslated or placeholders lost
 	KindBudgetExceeded             // the daily budget does not allow the call
 	KindNoEngine                   // no engine could serve the request
-	KindCanceled                   // the caller canceled or its deadline passed
+	KindCanceled                   // the caller canceled its ctx
 	KindClosed                     // the Client was closed
 )
 
@@ -161,8 +161,9 @@ func (e *Error) Is(target error) bool {
 	return sentinels[e.Kind] == t && t != nil
 }
 
-// KindOf returns the Kind of err: the Kind of the first *Error in its chain, KindCanceled
-// for context.Canceled and context.DeadlineExceeded, KindUnknown otherwise (and for nil).
+// KindOf returns the Kind of err: the Kind of the first *Error in its chain, KindTimeout for
+// context.DeadlineExceeded, KindCanceled for context.Canceled, KindUnknown otherwise (and
+// for nil).
 func KindOf(err error) Kind {
 	if err == nil {
 		return KindUnknown
@@ -171,7 +172,10 @@ func KindOf(err error) Kind {
 	if errors.As(err, &e) && e != nil {
 		return e.Kind
 	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return KindTimeout
+	}
+	if errors.Is(err, context.Canceled) {
 		return KindCanceled
 	}
 	return KindUnknown

@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"time"
@@ -61,8 +62,21 @@ func (c *Client) newWalk(ctx context.Context, r *request, b *resultBuf, stale *c
 }
 
 // run walks until the request is served or fails for good. It returns nil when the job is
-// done or a stale entry serves (w.stage == stageStale).
+// done or a stale entry serves (w.stage == stageStale). A request that fails once the
+// caller's ctx is done, or past the caller's deadline, fails with the caller's error (see
+// callerError), whatever the engines said.
 func (w *walk) run() error {
+	err := w.steps()
+	if err != nil {
+		if cerr := w.callerErr(); cerr != nil {
+			return w.callerError(cerr)
+		}
+	}
+	return err
+}
+
+// steps is run's loop.
+func (w *walk) steps() error {
 	if a := w.r.avoid; a != "" { // a packed text that came back bad: not that engine again
 		if e := w.r.s.byName[a]; e != nil {
 			w.tried.add(e.idx)
@@ -198,7 +212,7 @@ func (w *walk) pinnedSkipped(s stage) {
 // request may use another engine's text or the pinned engine made it.
 func (w *walk) staleServes() bool {
 	st := w.stale
-	if st == nil || w.ctx.Err() != nil || errors.Is(w.lastErr, ErrInvalidInput) {
+	if st == nil || w.callerErr() != nil || errors.Is(w.lastErr, ErrInvalidInput) {
 		return false
 	}
 	return w.r.pinned == nil || w.r.AllowFallback || st.engine == w.r.pinned.name
@@ -211,9 +225,75 @@ func (w *walk) timeLeft(e *engine) error {
 		now = time.Now()
 	}
 	if w.deadline.Sub(now) < min(minAttemptTime, e.prof.Timeout) {
+		if w.callersDeadline() {
+			return w.callerError(context.DeadlineExceeded)
+		}
 		return w.fail(&Error{Kind: KindTimeout, Message: "request deadline reached"})
 	}
 	return nil
+}
+
+// attemptDeadline returns when e's call on texts, starting at start, must end: after e's
+// timeout (Profile.Timeout, grown by Profile.TimeoutPerKTokens for the texts' length), and
+// never after the request's deadline. When another engine could make a call after it, the
+// call ends early enough to leave that call its reserve (deadline.Reserve: a quarter of the
+// request's deadline, or half the time left when less is left), so that a hung engine never
+// takes the time a backup needs.
+func (w *walk) attemptDeadline(e *engine, start time.Time, texts []string) time.Time {
+	ad := start.Add(deadline.Grown(e.prof.Timeout, e.prof.TimeoutPerKTokens, texts))
+	if ad.After(w.deadline) || ad.Before(start) { // past the deadline, or overflowed
+		ad = w.deadline
+	}
+	reserve := deadline.Reserve(w.r.s.deadline, w.deadline.Sub(start))
+	if w.deadline.Sub(ad) >= reserve || !w.nextCallLeft(e) {
+		return ad
+	}
+	return w.deadline.Add(-reserve)
+}
+
+// nextCallLeft reports whether, should e's call fail, the request could still make a call
+// on another engine: the attempt and switch budgets allow one and a candidate is left.
+func (w *walk) nextCallLeft(e *engine) bool {
+	rp := &w.r.s.retry
+	return w.failures+1 < rp.MaxAttempts && w.switches < rp.MaxSwitches && w.othersLeft(e)
+}
+
+// callersDeadline reports whether the request's deadline is the caller's ctx's (it comes
+// before the Client's).
+func (w *walk) callersDeadline() bool {
+	d, ok := w.ctx.Deadline()
+	return ok && !d.After(w.deadline)
+}
+
+// callerErr returns ctx's error once ctx is done, or context.DeadlineExceeded once the
+// caller's deadline has passed by the Client's reading of the clock (ctx's own timer may
+// fire a moment later); nil while the caller still waits.
+func (w *walk) callerErr() error {
+	if err := w.ctx.Err(); err != nil {
+		return err
+	}
+	if w.callersDeadline() && !time.Now().Before(w.deadline) {
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
+// callerError is the request's error when the caller's ctx ended it: KindTimeout wrapping
+// context.DeadlineExceeded when its deadline passed, KindCanceled wrapping context.Canceled
+// when it was canceled, with every attempt made.
+func (w *walk) callerError(err error) error {
+	e := &Error{Kind: KindCanceled, Message: "canceled by the caller", Err: err, Attempts: w.attempts}
+	if errors.Is(err, context.DeadlineExceeded) {
+		e.Kind, e.Message = KindTimeout, "the caller's deadline passed"
+	}
+	return e
+}
+
+// callerEnded reports whether err is a request's error because its caller's ctx ended (not
+// the engines' answer): such errors are neither shared with identical requests nor
+// remembered for a request id.
+func callerEnded(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // skip records an engine chosen but not called, and leaves it out of this request.
@@ -249,8 +329,8 @@ func (w *walk) accept(e *engine, out *EngineResult) bool {
 // of the package documentation). It returns the request's error when the walk must stop.
 func (w *walk) after(e *engine, err error) error {
 	kind := KindOf(err)
-	if kind == KindCanceled || w.ctx.Err() != nil {
-		return w.ctx.Err()
+	if cerr := w.callerErr(); cerr != nil || kind == KindCanceled {
+		return cmp.Or(cerr, err)
 	}
 	w.failures++
 	w.lastErr = err
@@ -509,11 +589,12 @@ func (j *job) batch(e *engine) []string {
 	return j.split.Parts[j.next : j.next+n]
 }
 
-// newDeadlineContext returns the attempt's context: the preallocated one for the first
-// attempt, a new one after (a timed-out engine may still hold the first).
-func (w *walk) newDeadlineContext() (*EngineRequest, *deadline.Context) {
-	if req, dctx := w.sc.take(); req != nil {
-		return req, dctx
+// newAttempt returns the attempt's request, call (with its context) and job: the
+// preallocated ones for the first attempt, new ones after (an engine that timed out may
+// still hold the first).
+func (w *walk) newAttempt() (*EngineRequest, *deadline.Call, *engineCall) {
+	if req, dc, j := w.sc.take(); req != nil {
+		return req, dc, j
 	}
-	return &EngineRequest{}, &deadline.Context{}
+	return &EngineRequest{}, &deadline.Call{}, &engineCall{}
 }

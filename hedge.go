@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/fanyi-go/translate/internal/deadline"
 )
 
 // Hedged requests (RetryPolicy.HedgeAfter): when an engine call has not answered after
@@ -67,7 +69,7 @@ type racer struct {
 	ended  time.Time
 	actx   context.Context
 	span   trace.Span
-	cancel context.CancelFunc
+	cancel func() // ends the call's context
 	out    *EngineResult
 	err    error
 }
@@ -169,23 +171,34 @@ func (w *walk) launch(e *engine, l *lease, s stage, ch chan<- *racer) *racer {
 		h.n++
 	}
 	w.launched = true
-	ad := h.start.Add(e.prof.Timeout)
-	if w.deadline.Before(ad) {
-		ad = w.deadline
-	}
-	ctx, cancel := context.WithDeadline(w.ctx, ad)
-	h.cancel = cancel
-	req := &EngineRequest{Texts: h.l.texts, Target: r.tgt.Tag, Scene: r.Scene, Style: r.Style, RequestID: r.id}
+	ad := w.attemptDeadline(e, h.start, h.l.texts)
+	dc := &deadline.Call{}
+	dc.Ctx.InitWatched(w.ctx, ad) // ended by c.runner
+	h.cancel = func() { dc.Ctx.Release() }
+	// The call's own texts: an abandoned call may still read them after the request's
+	// scratch, which holds the request's parts, went back to the pool.
+	texts := append([]string(nil), h.l.texts...)
+	req := &EngineRequest{Texts: texts, Target: r.tgt.Tag, Scene: r.Scene, Style: r.Style, RequestID: r.id}
 	if r.src != nil {
 		req.Source = r.src.Tag
 	}
-	h.actx, h.span = c.obs.attemptStart(ctx, e, h.n)
+	h.actx, h.span = c.obs.attemptStart(&dc.Ctx, e, h.n)
 	parent := w.ctx
 	go func() {
-		out, err := c.invoke(h.actx, e, req)
+		// On the runner, as any call: the racer lands by its deadline (plus callGrace)
+		// whatever the engine does, so the walk never waits longer for it.
+		j := &engineCall{c: c, e: e, ctx: h.actx, req: req, ad: ad}
+		var wait deadline.Waiter
+		var out *EngineResult
+		var err error
+		if c.runner.Do(&wait, dc, j, callGrace) {
+			out, err = j.out, j.err
+		} else {
+			e.abandoned.Add(1)
+			err = dc.Ctx.Err()
+		}
 		h.ended = time.Now()
-		c.overran(e, ad, h.ended)
-		h.out, h.err = out, c.check(h.actx, parent, e, r, h.l.texts, out, err)
+		h.out, h.err = out, c.check(h.actx, parent, e, r, texts, out, err)
 		ch <- h
 	}()
 	return h
@@ -225,6 +238,7 @@ func (w *walk) landFailure(h *racer) {
 // been sent), and its lease is settled, as sent, when it returns.
 func (w *walk) abandon(h *racer, ch <-chan *racer) {
 	h.cancel()
+	w.sc.reusable = false // the racer still reads the request, which lives in the scratch
 	w.attempts = append(w.attempts, Attempt{Engine: h.e.name,
 		Err: &Error{Kind: KindCanceled, Engine: h.e.name, Message: "hedge lost: another engine answered first"}})
 	w.j.cost += h.l.cost

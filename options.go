@@ -271,6 +271,7 @@ var limits = map[string]limit{
 	"Profile.CostPerMillion":        {0, 1e9, false},
 	"Profile.CostPerMillionTokens":  {0, 1e9, false},
 	"Profile.Timeout":               {1, float64(time.Hour), true},
+	"Profile.TimeoutPerKTokens":     {0, float64(time.Hour), false},
 	"Profile.RateLimit":             {0, 1e6, false},
 	"Profile.Burst":                 {0, 1e6, false},
 	"Profile.MaxConcurrency":        {0, 10000, false},

@@ -99,6 +99,7 @@ type Client struct {
 	probing   atomic.Bool   // the probe loop runs
 	wake      chan struct{} // a recovery probe is due (probe.go); made in New
 	hedge     hedgeTokens
+	runner    *deadline.Runner // runs engine calls, so that requests keep their deadline
 	store     Store
 	// sharedSpent is the shared budget's spend as the Store last reported it (float64 bits).
 	sharedSpent atomic.Uint64
@@ -127,6 +128,7 @@ func New(opts ...Option) (*Client, error) {
 		hashSeed: maphash.MakeSeed(), langs: lang.NewCache(), budget: quota.NewBudget(o.budget.Daily),
 		batchConc: o.batchConcurrency, store: o.store, stop: make(chan struct{}), seen: newSeen(),
 	}
+	c.runner = deadline.NewRunner(c.stop)
 	if !o.noCache {
 		c.cache = newCache(o.cacheEntries, int64(o.cacheTTL))
 	}
@@ -172,8 +174,11 @@ func (c *Client) now() int64 {
 // bad one), answers from the cache when it can, and otherwise routes it through the engines
 // with retries and failover inside one deadline. It never returns the source text as a
 // translation: when the normal engines fail it tries the last-resort engines, then a stale
-// cache entry (both Degraded), then returns a *Error listing every attempt. When ctx is
-// canceled it returns ctx's error.
+// cache entry (both Degraded), then returns a *Error listing every attempt. When ctx ends
+// the request it returns ctx's error, as a *Error listing the attempts: KindTimeout wrapping
+// context.DeadlineExceeded when ctx's deadline passed, KindCanceled wrapping context.Canceled
+// when ctx was canceled. It returns by the deadline (or ctx's) plus 20ms whatever the
+// engines do.
 func (c *Client) Translate(ctx context.Context, req Request) (*Result, error) {
 	return c.do(ctx, &req, nil)
 }
@@ -581,12 +586,14 @@ func requestID(id string, buf *[32]byte) string {
 	return unsafe.String(&buf[0], len(buf))
 }
 
-// scratch is what a request needs only while it runs: the first attempt's engine request
-// and context, the text as one part, and the candidate buffer. It is pooled.
+// scratch is what a request needs only while it runs: the first attempt's engine request,
+// call and context, the text as one part, and the candidate buffer. It is pooled.
 type scratch struct {
 	req       EngineRequest
-	dctx      deadline.Context
-	fresh     bool // req and dctx are free for the next attempt
+	call      deadline.Call // the first attempt's, with its context
+	job       engineCall
+	wait      deadline.Waiter
+	fresh     bool // req, call and job are free for the next attempt
 	reusable  bool // no engine may still hold req or dctx
 	part, sep [1]string
 	out, eng  [1]string
@@ -610,20 +617,20 @@ func (c *Client) getScratch(n int) *scratch {
 	return s
 }
 
-// take returns the preallocated engine request and context for the first attempt; later
+// take returns the preallocated engine request, call and job for the first attempt; later
 // attempts get new ones (nil).
-func (s *scratch) take() (*EngineRequest, *deadline.Context) {
+func (s *scratch) take() (*EngineRequest, *deadline.Call, *engineCall) {
 	if !s.fresh {
-		return nil, nil
+		return nil, nil, nil
 	}
 	s.fresh = false
-	return &s.req, &s.dctx
+	return &s.req, &s.call, &s.job
 }
 
 // giveBack releases an attempt's context; the scratch stays reusable only if no engine
-// armed the first attempt's context (it may still hold it and its request).
-func (s *scratch) giveBack(req *EngineRequest, dctx *deadline.Context) {
-	if reusable := dctx.Release(); dctx == &s.dctx && !reusable {
+// asked for the first attempt's context's Done (it may still hold it and its request).
+func (s *scratch) giveBack(dc *deadline.Call) {
+	if reusable := dc.Ctx.Release(); dc == &s.call && !reusable {
 		s.reusable = false
 	}
 }
@@ -633,7 +640,7 @@ func (c *Client) putScratch(s *scratch) {
 	if !s.reusable {
 		return
 	}
-	s.req = EngineRequest{}
+	s.req, s.job = EngineRequest{}, engineCall{}
 	s.r, s.j = request{}, job{}
 	s.part[0], s.out[0], s.eng[0] = "", "", "" // candidates hold no pointers: nothing to clear
 	c.scratch.Put(s)

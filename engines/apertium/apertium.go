@@ -147,7 +147,7 @@ func (e *Engine) Name() string { return e.name }
 
 // Profile returns the router profile of an APy server: free, no price, one text per call,
 // 5000 characters per call (APy has no limit of its own, but its pipelines time out after
-// 10 s by default), a 10 s timeout and a Quality of 60. The quality is a guess from published
+// 10 s by default), a 5 s timeout and a Quality of 60. The quality is a guess from published
 // evaluations: Apertium is rule-based and does well between closely related languages
 // (spa-cat, nob-nno) but clearly trails neural engines on pairs such as eng-spa. Languages is
 // empty: the Client asks SupportedPairs.
@@ -156,7 +156,7 @@ func (e *Engine) Profile() translate.Profile {
 		Quality:        60,
 		Class:          translate.ClassFree,
 		CostPerMillion: 0,
-		Timeout:        10 * time.Second,
+		Timeout:        5 * time.Second,
 		MaxChars:       5000,
 		MaxTexts:       1,
 	}

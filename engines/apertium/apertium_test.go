@@ -669,7 +669,7 @@ func TestProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := translate.Profile{Quality: 60, Class: translate.ClassFree, Timeout: 10 * time.Second, MaxChars: 5000, MaxTexts: 1}
+	want := translate.Profile{Quality: 60, Class: translate.ClassFree, Timeout: 5 * time.Second, MaxChars: 5000, MaxTexts: 1}
 	if diff := cmp.Diff(want, e.Profile()); diff != "" {
 		t.Errorf("profile (-want +got):\n%s", diff)
 	}

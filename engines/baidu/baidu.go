@@ -206,7 +206,7 @@ func (e *Engine) Name() string { return e.name }
 //     characters beyond the monthly free allowance (50 000 characters on the Standard tier,
 //     1 million on Advanced), which this profile does not model; set Quota or ClassFree
 //     yourself to serve from the allowance only.
-//   - MaxChars as set by WithMaxChars (default 2000), MaxTexts 50, Timeout 10s.
+//   - MaxChars as set by WithMaxChars (default 2000), MaxTexts 50, Timeout 6s.
 //   - Languages: the tags listed in the package documentation.
 //   - Region "cn": Baidu processes the text in mainland China.
 //
@@ -218,7 +218,7 @@ func (e *Engine) Profile() translate.Profile {
 		Class:          translate.ClassStandard,
 		CostPerMillion: 7,
 		Languages:      languages(),
-		Timeout:        10 * time.Second,
+		Timeout:        6 * time.Second,
 		MaxChars:       e.maxChars,
 		MaxTexts:       50,
 		Region:         "cn",

@@ -433,7 +433,7 @@ func TestProfile(t *testing.T) {
 	}
 	p := e.Profile()
 	if p.Class != translate.ClassStandard || p.CostPerMillion != 7 || p.MaxChars != 2000 ||
-		p.MaxTexts != 50 || p.Timeout != 10*time.Second || p.Quality != 78 || p.Region != "cn" {
+		p.MaxTexts != 50 || p.Timeout != 6*time.Second || p.Quality != 78 || p.Region != "cn" {
 		t.Errorf("Profile() = %+v", p)
 	}
 }

@@ -171,14 +171,14 @@ func (e *Engine) Name() string { return e.name }
 
 // Profile returns DeepL API Pro's published limits and list price: standard class, 25
 // credits (USD) per million characters, 50 texts per call, 30 000 characters per text (see
-// MaxChars), a 10s attempt timeout, Region "eu" (DeepL processes data in the EU). Quality 88 is our own estimate from public offline
+// MaxChars), a 6s attempt timeout, Region "eu" (DeepL processes data in the EU). Quality 88 is our own estimate from public offline
 // evaluations, where DeepL ranks at or near the top of non-LLM engines for European pairs.
 func (e *Engine) Profile() translate.Profile {
 	return translate.Profile{
 		Quality:        88,
 		Class:          translate.ClassStandard,
 		CostPerMillion: 25,
-		Timeout:        10 * time.Second,
+		Timeout:        6 * time.Second,
 		MaxChars:       MaxChars,
 		MaxTexts:       MaxTexts,
 		Region:         "eu",

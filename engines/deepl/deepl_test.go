@@ -437,7 +437,7 @@ func TestProfileAndName(t *testing.T) {
 		t.Errorf("Name = %q", e.Name())
 	}
 	want := translate.Profile{Quality: 88, Class: translate.ClassStandard, CostPerMillion: 25,
-		Timeout: 10 * time.Second, MaxChars: 30000, MaxTexts: 50, Region: "eu"}
+		Timeout: 6 * time.Second, MaxChars: 30000, MaxTexts: 50, Region: "eu"}
 	if diff := cmp.Diff(want, e.Profile()); diff != "" {
 		t.Errorf("Profile (-want +got):\n%s", diff)
 	}

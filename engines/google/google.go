@@ -235,7 +235,7 @@ func (e *Engine) Name() string { return e.name }
 
 // Profile returns the engine's published limits and list price: standard class, 20 USD per
 // million characters, at most 128 texts and 30 000 code points (Google's recommended
-// maximum) per call, a 10s timeout, and Quality 85, an estimate from public WMT-style
+// maximum) per call, a 5s timeout, and Quality 85, an estimate from public WMT-style
 // comparisons of general-domain NMT output (slightly above Microsoft, below DeepL). Region
 // is "" (global) for v2, else Region(location): "eu" or "us" for a location in those
 // continents, served by their multi-regional endpoint.
@@ -244,7 +244,7 @@ func (e *Engine) Profile() translate.Profile {
 		Quality:        85,
 		Class:          translate.ClassStandard,
 		CostPerMillion: 20,
-		Timeout:        10 * time.Second,
+		Timeout:        5 * time.Second,
 		MaxChars:       maxCodepoints,
 		MaxTexts:       v2MaxTexts,
 		Region:         e.region,

@@ -158,7 +158,7 @@ func invalid(msg string) *translate.Error {
 func (e *Engine) Name() string { return e.name }
 
 // Profile describes a LibreTranslate server: free class (self-hosted or a flat-rate key,
-// no per-character price), the batch limit as MaxTexts, the char limit as MaxChars, a 10s
+// no per-character price), the batch limit as MaxTexts, the char limit as MaxChars, a 6s
 // attempt timeout (models run on CPU). Quality 70 is our own estimate from public offline
 // evaluations of the Argos Translate models it runs: usable, well below commercial engines.
 func (e *Engine) Profile() translate.Profile {
@@ -166,7 +166,7 @@ func (e *Engine) Profile() translate.Profile {
 		Quality:        70,
 		Class:          translate.ClassFree,
 		CostPerMillion: 0,
-		Timeout:        10 * time.Second,
+		Timeout:        6 * time.Second,
 		MaxTexts:       e.batchLimit,
 		MaxChars:       e.charLimit,
 	}

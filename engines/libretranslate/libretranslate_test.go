@@ -406,7 +406,7 @@ func TestProfileAndName(t *testing.T) {
 	if e.Name() != "lt-eu" {
 		t.Errorf("Name = %q", e.Name())
 	}
-	want := translate.Profile{Quality: 70, Class: translate.ClassFree, Timeout: 10 * time.Second, MaxTexts: 8}
+	want := translate.Profile{Quality: 70, Class: translate.ClassFree, Timeout: 6 * time.Second, MaxTexts: 8}
 	if diff := cmp.Diff(want, e.Profile()); diff != "" {
 		t.Errorf("Profile (-want +got):\n%s", diff)
 	}

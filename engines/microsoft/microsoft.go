@@ -144,7 +144,7 @@ func invalidArg(msg string) error {
 func (e *Engine) Name() string { return e.name }
 
 // Profile returns the engine's limits and list price: standard class, 10 USD per million
-// characters (S1 pay-as-you-go), 100 texts and 50 000 characters per call, a 10s timeout,
+// characters (S1 pay-as-you-go), 100 texts and 50 000 characters per call, a 5s timeout,
 // and Quality 84, an estimate from public comparisons of general-domain NMT output (close
 // to Google, below DeepL). Region is WithGeography's ("" for the global endpoint).
 func (e *Engine) Profile() translate.Profile {
@@ -152,7 +152,7 @@ func (e *Engine) Profile() translate.Profile {
 		Quality:        84,
 		Class:          translate.ClassStandard,
 		CostPerMillion: 10,
-		Timeout:        10 * time.Second,
+		Timeout:        5 * time.Second,
 		MaxChars:       maxChars,
 		MaxTexts:       maxTexts,
 		Region:         e.geography,

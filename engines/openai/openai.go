@@ -207,16 +207,19 @@ func (e *Engine) Name() string { return e.cfg.name }
 
 // Profile describes the engine to the router: ClassStandard, CostPerMillion from WithPrice
 // (default 0: unknown), Quality from WithQuality (default 86), MaxChars 4000, MaxTexts from
-// WithMaxTexts (default 20), Timeout 30s (language models answer slowly). Set Class to
+// WithMaxTexts (default 20), Timeout 5s plus TimeoutPerKTokens 15s for every 1,000 tokens
+// of the call's texts (language models take longer the more they write: 20s for a 1,000-token
+// segment, within the request's deadline). Set Class to
 // ClassPremium yourself for expensive models, and RateLimit to your account's limits.
 func (e *Engine) Profile() translate.Profile {
 	return translate.Profile{
-		Quality:        e.cfg.quality,
-		Class:          translate.ClassStandard,
-		CostPerMillion: e.cfg.price,
-		Timeout:        30 * time.Second,
-		MaxChars:       4000,
-		MaxTexts:       e.cfg.maxTexts,
+		Quality:           e.cfg.quality,
+		Class:             translate.ClassStandard,
+		CostPerMillion:    e.cfg.price,
+		Timeout:           5 * time.Second,
+		TimeoutPerKTokens: 15 * time.Second,
+		MaxChars:          4000,
+		MaxTexts:          e.cfg.maxTexts,
 	}
 }
 

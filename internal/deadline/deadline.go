@@ -25,6 +25,8 @@ var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); retu
 type Context struct {
 	parent   context.Context
 	deadline time.Time
+	watched  bool // ended by the Runner that waits for its call: Done arms nothing
+	observed bool // Done or AfterFunc was asked: somebody may hold the Context
 
 	done atomic.Pointer[chan struct{}] // nil until Done is asked or the context ends
 
@@ -49,10 +51,18 @@ func New(parent context.Context, d time.Time) *Context {
 func (c *Context) Init(parent context.Context, d time.Time) {
 	c.done.Store(nil)
 	c.err, c.timer, c.stopParent, c.funcs = nil, nil, nil, nil
-	c.parent, c.deadline = parent, d
+	c.parent, c.deadline, c.watched, c.observed = parent, d, false, false
 	if pd, ok := parent.Deadline(); ok && pd.Before(d) {
 		c.deadline = pd
 	}
+}
+
+// InitWatched is Init for a Context that Runner.Do ends: at its deadline, or when its
+// parent is done, the Runner that waits for the call ends it, so Done arms no timer of its
+// own and does not follow the parent.
+func (c *Context) InitWatched(parent context.Context, d time.Time) {
+	c.Init(parent, d)
+	c.watched = true
 }
 
 // Deadline returns the deadline.
@@ -73,6 +83,10 @@ func (c *Context) Done() <-chan struct{} {
 	}
 	ch := make(chan struct{})
 	c.done.Store(&ch)
+	c.observed = true
+	if c.watched {
+		return ch
+	}
 	if err := c.parent.Err(); err != nil {
 		c.endLocked(err)
 		return ch
@@ -130,13 +144,13 @@ func (c *Context) AfterFunc(f func()) (stop func() bool) {
 }
 
 // Release ends the context with context.Canceled, if it has not ended, and frees its timer.
-// It reports whether the Context may be set up again with Init: its timer was never armed,
-// so no callback of its can still run.
+// It reports whether the Context may be set up again with Init: nobody asked for Done (or
+// AfterFunc), so nobody can hold it, and no callback of its can still run.
 func (c *Context) Release() (reusable bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.endLocked(context.Canceled)
-	return c.timer == nil && c.stopParent == nil
+	return !c.observed && c.timer == nil && c.stopParent == nil
 }
 
 func (c *Context) end(err error) {
