@@ -246,6 +246,7 @@ func (c Config) MarshalJSON() ([]byte, error) {
 // with the error ParseConfig would give.
 func WithConfig(cfg *Config) Option {
 	return func(o *options) {
+		o.configs++
 		if cfg == nil {
 			o.fail(&Error{Kind: KindInvalidInput, Message: "config: WithConfig(nil)"})
 			return
