@@ -114,3 +114,31 @@ func TestReconfigureAlternatingUnderLoad(t *testing.T) {
 		t.Logf("%d requests served; a %d calls, b %d calls", l.served.Load(), va.calls.Load(), vb.calls.Load())
 	})
 }
+
+// BenchmarkReconfigure alternates the switching scenario's A and B with no load: what one
+// Reconfigure costs by itself (its latency under load is the soak test's).
+func BenchmarkReconfigure(b *testing.B) {
+	rcType()
+	va, vb := &rcVendor{}, &rcVendor{}
+	ida, idb := fmt.Sprintf("bench-a/%p", va), fmt.Sprintf("bench-b/%p", vb)
+	rcVendors.Store(ida, va)
+	rcVendors.Store(idb, vb)
+	defer rcVendors.Delete(ida)
+	defer rcVendors.Delete(idb)
+	cfgA, cfgB := switchConfigs(b, ida, idb)
+	c, err := translate.New(translate.WithConfig(cfgA))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		cfg := cfgA
+		if i%2 == 0 {
+			cfg = cfgB
+		}
+		if err := c.Reconfigure(cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
