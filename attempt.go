@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/fanyi-go/translate/internal/deadline"
@@ -276,23 +277,31 @@ type answer struct {
 }
 
 // invokeApart runs the call in a goroutine of its own and returns at ctx's end even if the
-// engine does not. The goroutine ends when the engine returns; req is the call's own.
+// engine does not. The goroutine ends when the engine returns; req is the call's own. Only
+// a call still running after ctx's end counts among e's abandoned calls (until it
+// returns): calls in flight within their deadline are not bounded by maxAbandoned.
 func (c *Client) invokeApart(ctx context.Context, e *engine, req *EngineRequest) (*EngineResult, error) {
 	own := *req
 	own.Texts = append([]string(nil), req.Texts...)
 	ch := make(chan answer, 1)
-	e.abandoned.Add(1)
+	var state atomic.Int32
 	go func() {
-		defer e.abandoned.Add(-1)
 		out, err := protect(ctx, e, &own)
 		ch <- answer{out, err}
+		if !state.CompareAndSwap(callRunning, callReturned) {
+			e.abandoned.Add(-1)
+		}
 	}()
 	select {
 	case a := <-ch:
 		return a.out, a.err
 	case <-ctx.Done():
-		return nil, ctx.Err()
 	}
+	e.abandoned.Add(1)
+	if !state.CompareAndSwap(callRunning, callAbandoned) {
+		e.abandoned.Add(-1) // it returned just now
+	}
+	return nil, ctx.Err()
 }
 
 // protect calls the engine and turns a panic into a KindUnknown error that names the

@@ -283,11 +283,13 @@ func (c Config) MarshalJSON() ([]byte, error) {
 // registered types (added after any engines given before), and every policy of the file.
 // A Config is complete, so WithConfig replaces what options before it set for the sections
 // it covers (deadline, retry, breaker, routing, budget, cache, probes), a section the file
-// leaves out meaning the defaults; options after it override it. New reports a Config that
+// leaves out meaning the defaults; options after it override it, at New and at every
+// Reconfigure or WatchConfig reload (see Client.Reconfigure). New reports a Config that
 // does not validate or whose engines cannot be built (say, an environment variable is gone)
 // with the error ParseConfig would give.
 func WithConfig(cfg *Config) Option {
 	return func(o *options) {
+		o.configs++
 		if cfg == nil {
 			o.fail(&Error{Kind: KindInvalidInput, Message: "config: WithConfig(nil)"})
 			return

@@ -128,6 +128,7 @@ type options struct {
 	clock            Clock
 	batchConcurrency int
 	store            Store
+	configs          int // WithConfig options applied: New notes where the last one is (reloadOptions)
 }
 
 func defaultOptions() options {

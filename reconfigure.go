@@ -3,15 +3,21 @@ package translate
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 )
 
 // Reconfigure replaces the Client's configuration with cfg's, atomically, while requests
 // run: weights, thresholds, policies, profiles (quality, price, limits, canary share,
-// region), the budget and the engine list. cfg is the whole configuration: engines it does
-// not name are removed, including engines given to New with WithEngine; options that a
-// Config does not hold (clock, logger, telemetry, store, seed) stay as New set them.
+// region), the budget and the engine list. The Client then runs what New would have built
+// with cfg in place of its last WithConfig's Config: options given to New after that
+// WithConfig (an engine, a budget, a deadline...) still override cfg, at every
+// Reconfigure and every reload of WatchConfig; options before it are overridden by cfg as
+// they were by the first Config (engines given before it stay, before cfg's). For a Client
+// built without WithConfig, cfg is the whole configuration: engines it does not name are
+// removed, including engines given to New with WithEngine. Options that a Config does not
+// hold (clock, logger, telemetry, store, seed) stay as New set them.
 //
 // The cache is built by New and kept with its entries: a new ttl in cfg's "cache" section
 // applies (to the entries already cached too), but the cache cannot be turned on or off or
@@ -37,7 +43,7 @@ func (c *Client) Reconfigure(cfg *Config) error {
 	}
 	c.reconf.Lock()
 	defer c.reconf.Unlock()
-	s, err := c.nextSetup(cfg)
+	s, o, err := c.nextSetup(cfg)
 	if err != nil {
 		c.obs.configRejectedOne(err)
 		return err
@@ -58,10 +64,11 @@ func (c *Client) Reconfigure(cfg *Config) error {
 	c.cfg.Store(s)
 	c.mu.Unlock()
 	c.startProbes()
-	if c.cache != nil && !cfg.Cache.Disabled {
-		c.cache.ttl.Store(int64(cacheTTL(cfg.Cache)))
+	cc := CacheConfig{Entries: o.cacheEntries, TTL: o.cacheTTL, Disabled: o.noCache}
+	if c.cache != nil && !cc.Disabled {
+		c.cache.ttl.Store(int64(cacheTTL(cc)))
 	}
-	if fields := c.cacheNotApplied(cfg.Cache); len(fields) > 0 {
+	if fields := c.cacheNotApplied(cc); len(fields) > 0 {
 		c.configLogger().LogAttrs(context.Background(), slog.LevelWarn,
 			"translate: the config's cache section is not applied by Reconfigure (the cache is built at New); restart to change it",
 			slog.String("fields", strings.Join(fields, ", ")))
@@ -98,23 +105,62 @@ func cacheTTL(cc CacheConfig) time.Duration {
 	return cc.TTL
 }
 
-// nextSetup validates cfg and builds the configuration that follows the running one.
-// c.reconf is held.
-func (c *Client) nextSetup(cfg *Config) (*setup, error) {
+// nextSetup validates cfg and builds the configuration that follows the running one, with
+// the options it was built from. c.reconf is held.
+func (c *Client) nextSetup(cfg *Config) (*setup, *options, error) {
 	if cfg == nil {
-		return nil, &Error{Kind: KindInvalidInput, Message: "config: Reconfigure(nil)"}
+		return nil, nil, &Error{Kind: KindInvalidInput, Message: "config: Reconfigure(nil)"}
 	}
 	o := defaultOptions()
+	apply(&o, c.reload.before)
 	if err := cfg.apply(&o); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	apply(&o, c.reload.after)
 	if err := o.validate(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	s, err := c.buildSetup(o, c.cfg.Load())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	c.discoverLanguages(s) // engines new to the Client may list their pairs: not under a lock
-	return s, nil
+	return s, &o, nil
+}
+
+// reloadOptions are the options given to New before and after its last WithConfig:
+// Reconfigure applies them around each new Config, as New did around the first. Both are
+// empty for a Client built without WithConfig.
+type reloadOptions struct {
+	before, after []Option
+}
+
+// applyOptions applies opts to the default options, as New does, and notes the options
+// around the last WithConfig among them.
+func applyOptions(opts []Option) (options, reloadOptions) {
+	o := defaultOptions()
+	last := -1
+	for i, opt := range opts {
+		if opt == nil {
+			continue
+		}
+		n := o.configs
+		opt(&o)
+		if o.configs != n {
+			last = i
+		}
+	}
+	if last < 0 {
+		return o, reloadOptions{}
+	}
+	return o, reloadOptions{before: slices.Clone(opts[:last]), after: slices.Clone(opts[last+1:])}
+}
+
+// apply applies opts to o, skipping nil ones.
+func apply(o *options, opts []Option) {
+	for _, opt := range opts {
+		if opt != nil {
+			opt(o)
+		}
+	}
 }

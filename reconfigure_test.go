@@ -30,6 +30,11 @@ type rcVendor struct {
 	// epoch, when set, holds each call that fails by fail_prefix until the channel it
 	// points to is closed (the test closes it at the next reconfiguration).
 	epoch atomic.Pointer[chan struct{}]
+	// latency, when > 0, is how long every call takes, honouring ctx.
+	latency time.Duration
+	// lateOnce, when > 0, makes the next call take that long (nanoseconds) ignoring ctx,
+	// and then answer as usual.
+	lateOnce atomic.Int64
 }
 
 // nextEpoch releases the calls waiting on the current epoch and starts a new one; last
@@ -77,6 +82,9 @@ func (e *rcEngine) Name() string { return e.name }
 
 func (e *rcEngine) Translate(ctx context.Context, req *translate.EngineRequest) (*translate.EngineResult, error) {
 	n := e.v.calls.Add(1)
+	if err := e.v.wait(ctx); err != nil {
+		return nil, err
+	}
 	if e.v.gate != nil {
 		e.v.entered <- struct{}{}
 		select {
@@ -106,6 +114,25 @@ func (e *rcEngine) Translate(ctx context.Context, req *translate.EngineRequest) 
 		out.Texts = append(out.Texts, e.name+":"+t+"|"+e.suffix)
 	}
 	return out, nil
+}
+
+// wait takes the vendor's latency, honouring ctx, or once its lateOnce, ignoring ctx.
+func (v *rcVendor) wait(ctx context.Context) error {
+	if d := v.lateOnce.Swap(0); d > 0 {
+		time.Sleep(time.Duration(d))
+		return nil
+	}
+	if v.latency <= 0 {
+		return nil
+	}
+	t := time.NewTimer(v.latency)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // rcParse parses a configuration file, failing the test on an error.

@@ -80,6 +80,7 @@ type Client struct {
 	cfg       atomic.Pointer[setup] // the running configuration
 	mu        sync.Mutex            // serialises a configuration swap and folds
 	reconf    sync.Mutex            // serialises Reconfigure
+	reload    reloadOptions         // New's options around its WithConfig, for Reconfigure
 	clock     Clock
 	seed      uint64
 	seeded    bool // WithSeed given: draws come from the seeded sequence
@@ -114,17 +115,12 @@ type Client struct {
 // field for a bad configuration: no engines, two engines with one name, a Profile value out
 // of range, weights outside their bounds, a breaker FailureRatio outside 0.2..0.9.
 func New(opts ...Option) (*Client, error) {
-	o := defaultOptions()
-	for _, opt := range opts {
-		if opt != nil {
-			opt(&o)
-		}
-	}
+	o, reload := applyOptions(opts)
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
 	c := &Client{
-		clock: o.clock, seed: o.seed, seeded: o.seeded,
+		clock: o.clock, seed: o.seed, seeded: o.seeded, reload: reload,
 		hashSeed: maphash.MakeSeed(), langs: lang.NewCache(), budget: quota.NewBudget(o.budget.Daily),
 		batchConc: o.batchConcurrency, store: o.store, stop: make(chan struct{}), seen: newSeen(),
 	}

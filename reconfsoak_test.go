@@ -1,0 +1,78 @@
+//go:build soak
+
+package translate_test
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/fanyi-go/translate"
+)
+
+// TestReconfigureSoak is issue 16 item 15's scenario on the real clock, as reported: 64
+// callers, A and B alternated 100 times 2ms apart, no injected fault; with engines that
+// answer at once (the callers never wait: 64 goroutines that want the CPU all the time) and
+// with engines that take 5ms. It fails on any failed request and logs Reconfigure's
+// latency. It is too heavy for every `go test`; run it by hand:
+//
+//	go test -tags soak -run TestReconfigureSoak -count 20 -v . | grep -E 'reconfigure|FAIL|ok'
+func TestReconfigureSoak(t *testing.T) {
+	for _, latency := range []time.Duration{0, 5 * time.Millisecond} {
+		t.Run("engines taking "+latency.String(), func(t *testing.T) { soak(t, latency) })
+	}
+}
+
+func soak(t *testing.T, latency time.Duration) {
+	rcType()
+	va, vb := &rcVendor{latency: latency}, &rcVendor{latency: latency}
+	cfgA, cfgB := switchConfigs(t, rcVendorFor(t, va), rcVendorFor(t, vb))
+	c, err := translate.New(translate.WithConfig(cfgB))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	l := &switchLoad{c: c, stop: make(chan struct{}), failed: map[string]int{}}
+	l.start(64)
+	lat := make([]time.Duration, 0, 100)
+	control := make([]time.Duration, 0, 100) // as many allocations as a Reconfigure, nothing else
+	for i := range 100 {
+		t0 := time.Now()
+		allocLikeReconfigure()
+		control = append(control, time.Since(t0))
+		cfg := cfgA
+		if i%2 == 1 {
+			cfg = cfgB
+		}
+		t0 = time.Now()
+		if err := c.Reconfigure(cfg); err != nil {
+			t.Fatalf("Reconfigure #%d: %v", i, err)
+		}
+		lat = append(lat, time.Since(t0))
+		time.Sleep(2 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond) // under B after the last swap
+	close(l.stop)
+	l.wg.Wait()
+	slices.Sort(lat)
+	slices.Sort(control)
+	t.Logf("reconfigure p50 %v p99 %v max %v; the same allocations alone p50 %v p99 %v max %v; %d requests served; a %d calls, b %d calls",
+		lat[49], lat[98], lat[99], control[49], control[98], control[99], l.served.Load(), va.calls.Load(), vb.calls.Load())
+	if diff := cmp.Diff(map[string]int{}, l.failed); diff != "" {
+		t.Errorf("failed requests (-want +got):\n%s", diff)
+	}
+}
+
+var sink [][]byte
+
+// allocLikeReconfigure makes the allocations a Reconfigure between A and B makes (76
+// objects, about 9 KB: BenchmarkReconfigure -benchmem), and nothing else.
+func allocLikeReconfigure() {
+	out := make([][]byte, 76)
+	for i := range out {
+		out[i] = make([]byte, 9000/76)
+	}
+	sink = out
+}
