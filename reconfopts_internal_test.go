@@ -98,7 +98,7 @@ func TestReloadKeepsOptionsAroundConfig(t *testing.T) {
 				t.Fatal(err)
 			}
 			check("after Reconfigure with the same file", tt.atNew)
-			w := c.newConfigWatcher(path)
+			w := c.newConfigWatcher(context.Background(), path)
 			write(budgetFile(60, "a", "b"))
 			pollUntilApplied(t, w)
 			check("after WatchConfig applied a change", tt.reloaded)
