@@ -85,7 +85,11 @@ func simulated(perWord time.Duration) setup {
 	steady := fake.New("steady", fake.WithLatency(10*perWord))
 	return setup{
 		opts: []translate.Option{
-			translate.WithEngine(llm, translate.Profile{Quality: 90, Timeout: 30 * time.Second}),
+			// A call of the simulated model takes at most 210 characters, so the sample's
+			// paragraphs (25 to 206 characters) stream one by one instead of being merged
+			// into segments of up to 1,000 characters, as they are for an engine with no
+			// smaller limit.
+			translate.WithEngine(llm, translate.Profile{Quality: 90, Timeout: 30 * time.Second, MaxChars: 210}),
 			translate.WithEngine(steady, translate.Profile{Quality: 70, FallbackOnly: true}),
 		},
 		used: []string{

@@ -163,7 +163,8 @@ func TestFileAndStandardInput(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if want := simulatedOutput(text); stdout != want || stderr != "" {
+		// Short paragraphs are merged into one segment (one call), answered as one.
+		if want := "[es] " + text; stdout != want || stderr != "" {
 			t.Errorf("%s: stdout %q, stderr %q; want %q and nothing", name, stdout, stderr, want)
 		}
 	}
@@ -243,10 +244,11 @@ func TestRealOpenAI(t *testing.T) {
 	if err := run(context.Background(), args{file: path, from: "en", to: "es", conc: 2, progress: "lines"}, st, nil, &out, &errw); err != nil {
 		t.Fatal(err)
 	}
-	if want := "«One paragraph here.»\n\n«Another one there.»\n"; out.String() != want {
+	// The two short paragraphs are merged into one segment: one call, one chunk.
+	if want := "«One paragraph here.\n\nAnother one there.»\n"; out.String() != want {
 		t.Errorf("standard output %q, want %q", out.String(), want)
 	}
-	if strings.Contains(errw.String(), "simulated") || !strings.Contains(errw.String(), "segment 1 done at") {
+	if strings.Contains(errw.String(), "simulated") || !strings.Contains(errw.String(), "segment 0 done at") {
 		t.Errorf("progress:\n%s", errw.String())
 	}
 }
