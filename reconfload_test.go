@@ -3,6 +3,7 @@ package translate_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -83,8 +84,8 @@ func alternate(t *testing.T, c *translate.Client, cfgA, cfgB *translate.Config) 
 // TestReconfigureAlternatingUnderLoad is issue 16 item 15's scenario, in virtual time: 64
 // callers, B then A and B alternated 100 times 2ms apart, every engine call taking 50ms.
 // b's first call answers after its attempt's deadline (5s, the default Timeout), as an
-// engine on a starved machine does when its goroutine is not run in time. The Client then calls b apart, which
-// must cost nothing more: no request may fail, during the alternation or after it (the
+// engine on a starved machine does when its goroutine is not run in time: that request may
+// time out. The Client then calls b apart, which must cost nothing more: no other request may fail, during the alternation or after it (the
 // reported failure was every request failing, for good, with "no_engine ... [tried:
 // b=unavailable]": the calls in flight on b were counted as abandoned ones, so past 16 of
 // them b was skipped).
@@ -107,6 +108,14 @@ func TestReconfigureAlternatingUnderLoad(t *testing.T) {
 		l.wg.Wait()
 		if vb.lateOnce.Load() != 0 {
 			t.Fatal("b never answered late: the scenario did not run")
+		}
+		// The one request whose call answered past its attempt's timeout may fail with a
+		// timeout (the deadline holds whatever the engine does, since the deadline work);
+		// nothing else may fail.
+		for msg, n := range l.failed {
+			if n == 1 && strings.Contains(msg, "b: timeout: attempt timed out") {
+				delete(l.failed, msg)
+			}
 		}
 		if diff := cmp.Diff(map[string]int{}, l.failed); diff != "" {
 			t.Errorf("failed requests (-want +got):\n%s", diff)
