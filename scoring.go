@@ -423,9 +423,14 @@ func (pq *pairQuality) find(src, tgt int, scene Scene) (p *pairEntry, ok bool) {
 // PairQuality names the pair.
 func (e *engine) pairFactor(src, tgt int, scene Scene) float64 {
 	if e.pairQ == nil {
-		return 1
+		return 1 // inlined: engines without PairQuality pay a nil check
 	}
-	if p, ok := e.pairQ.find(src, tgt, scene); ok {
+	return e.pairQ.factor(src, tgt, scene)
+}
+
+// factor is the weight factor of the most specific entry for the pair and scene, 1 when none.
+func (q *pairQuality) factor(src, tgt int, scene Scene) float64 {
+	if p, ok := q.find(src, tgt, scene); ok {
 		return p.fac[scene]
 	}
 	return 1
