@@ -123,5 +123,6 @@ func newFixture(t testing.TB, opts ...Option) *fixture {
 		t.Fatal(err)
 	}
 	f.st = st
+	t.Cleanup(st.blocks.wg.Wait)
 	return f
 }

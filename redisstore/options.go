@@ -27,13 +27,14 @@ func defaultOptions() options {
 }
 
 // WithPrefix namespaces every key the store writes. Default "translate:". Clients share
-// state exactly when they use the same Redis and the same prefix. In a Redis Cluster give
-// the prefix a hash tag ("{svc}:") so that all keys land in one slot.
+// state exactly when they use the same Redis and the same prefix. It must be valid UTF-8,
+// at most 200 bytes, without NUL or line breaks; with a cluster client it must carry a hash
+// tag ("{svc}:"), so that the tenant's figures land in one slot (New refuses it otherwise).
 func WithPrefix(p string) Option { return func(o *options) { o.prefix = p } }
 
-// WithReplicas tells the store how many replicas share the state. While Redis cannot be
-// reached, each Client serves from 1/n of what remained at its last answer from Redis, so
-// that n replicas together never spend more than what remained. Default 1.
+// WithReplicas is kept for compatibility and changes nothing: a replica spends only the
+// blocks it leased (see the package documentation), whatever the number of replicas. n must
+// be at least 1.
 func WithReplicas(n int) Option { return func(o *options) { o.replicas = n } }
 
 // WithCache enables a second-level cache in Redis behind each Client's in-process cache:
@@ -41,7 +42,8 @@ func WithReplicas(n int) Option { return func(o *options) { o.replicas = n } }
 func WithCache(ttl time.Duration) Option { return func(o *options) { o.cacheTTL = ttl } }
 
 // WithTimeout bounds every call to Redis, whatever the caller's context allows. Default
-// 100ms. A call that takes longer is answered from the local share (see WithReplicas).
+// 100ms; any positive duration. A refill that takes longer is retried a probe period later
+// (4 timeouts, at least 250ms) while the replica spends what its blocks hold.
 func WithTimeout(d time.Duration) Option { return func(o *options) { o.timeout = d } }
 
 // WithStrictRequestIDs puts request-id de-duplication before availability while Redis
