@@ -19,6 +19,10 @@ const BlockTTL = 30 * time.Second
 // about this long of the replica's recent rate, and refilled when half of it is used.
 const demandWindow = 10 * time.Second
 
+// dryWait is how long a replica whose refill found nothing left refuses without asking
+// Redis again: other replicas may return or be charged blocks meanwhile.
+const dryWait = time.Second
+
 // errNoBlock: the block is used up and Redis could not be asked for more.
 var errNoBlock = errors.New("redisstore: leased block used up and redis unreachable")
 
@@ -52,9 +56,11 @@ type limit struct {
 	at      time.Time
 	lim     float64 // the limit last asked for
 	unit    float64 // the last call's amount: blocks are granted in whole calls
+	target  float64 // the block's free part right after its last refill
 	lost    bool    // Redis lost the figures: serve only from held blocks until the period ends
 	retryAt time.Time
 	refill  bool // an asynchronous refill is under way
+	dry     time.Time // until then a refill is not asked for: the last one found nothing left
 	spent   float64
 	reserve float64 // the figures at the last refill
 	rmu     sync.Mutex
@@ -176,6 +182,10 @@ func (s *Store) reserve(ctx context.Context, l *limit, amount, lim float64) (b *
 		l.mu.Unlock()
 		return nil, false, errNoBlock
 	}
+	if now.Before(l.dry) {
+		l.mu.Unlock()
+		return nil, true, nil
+	}
 	need := amount
 	if l.cur != nil {
 		need -= max(l.cur.free(), 0)
@@ -187,6 +197,9 @@ func (s *Store) reserve(ctx context.Context, l *limit, amount, lim float64) (b *
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	b = l.take(amount, now)
+	if b == nil { // nothing left to lease: ask again in a while, not on every call
+		l.dry = now.Add(dryWait)
+	}
 	return b, b == nil && l.lim-l.spent < amount, nil
 }
 
@@ -198,7 +211,7 @@ func (s *Store) maybeRefill(l *limit, want float64, now time.Time) {
 	}
 	c := l.cur
 	renew := c != nil && now.After(c.expires.Add(-2*BlockTTL/3))
-	if c != nil && c.free() >= want/2 && !renew {
+	if c != nil && c.free() >= min(want, l.target)/2 && !renew { // a capped block refills at half of its cap
 		return
 	}
 	l.refill = true
@@ -308,6 +321,7 @@ func (s *Store) applyBlock(l *limit, r []any, sent, now time.Time) error {
 		l.cur = &block{id: id, granted: g, reported: sp, expires: now.Add(BlockTTL)}
 	}
 	if l.cur != nil {
+		l.target = l.cur.free()
 		s.arm(l)
 	}
 	return nil
