@@ -59,7 +59,7 @@ type limit struct {
 	target  float64 // the block's free part right after its last refill
 	lost    bool    // Redis lost the figures: serve only from held blocks until the period ends
 	retryAt time.Time
-	refill  bool // an asynchronous refill is under way
+	refill  bool      // an asynchronous refill is under way
 	dry     time.Time // until then a refill is not asked for: the last one found nothing left
 	spent   float64
 	reserve float64 // the figures at the last refill
@@ -368,12 +368,7 @@ func (s *Store) returnBlocks(ctx context.Context) error {
 	var first error
 	for _, l := range s.blocks.all() {
 		l.rmu.Lock()
-		l.mu.Lock()
-		l.stopped = true
-		if l.timer != nil {
-			l.timer.Stop()
-		}
-		l.mu.Unlock()
+		l.stop()
 		pctx, cancel := context.WithTimeout(ctx, s.o.timeout)
 		err := s.refillLocked(pctx, l, 0, 0, true)
 		cancel()
@@ -383,4 +378,14 @@ func (s *Store) returnBlocks(ctx context.Context) error {
 		}
 	}
 	return first
+}
+
+// stop cancels the quiet-time renewal until the next block.
+func (l *limit) stop() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.stopped = true
+	if l.timer != nil {
+		l.timer.Stop()
+	}
 }

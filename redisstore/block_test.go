@@ -34,12 +34,18 @@ func newFleet(t *testing.T, n int, addr string) *fleet {
 	return fl
 }
 
-func (fl *fleet) add(addr string) *Store {
-	st, err := New(newClient(fl.t, addr), WithPrefix(fl.prefix), withClock(fl.clk), WithTimeout(time.Second))
+func (fl *fleet) add(addr string, opts ...Option) *Store {
+	opts = append([]Option{WithPrefix(fl.prefix), withClock(fl.clk), WithTimeout(time.Second)}, opts...)
+	st, err := New(newClient(fl.t, addr), opts...)
 	if err != nil {
 		fl.t.Fatal(err)
 	}
-	fl.t.Cleanup(st.blocks.wg.Wait)
+	fl.t.Cleanup(func() {
+		st.blocks.wg.Wait()
+		for _, l := range st.blocks.all() {
+			l.stop()
+		}
+	})
 	fl.st = append(fl.st, st)
 	return st
 }
@@ -120,7 +126,7 @@ func TestZipfReplicasSpendTheBudget(t *testing.T) {
 	owed := make([]float64, 8) // demand carried to the next step
 	granted, demanded, idle := 0.0, 0, 0
 	var steady [2]int64 // EVALSHA calls at 10% and at 90% of the budget
-	for idle < 200 { // two virtual seconds with no grant: the budget is gone
+	for idle < 200 {    // two virtual seconds with no grant: the budget is gone
 		fl.clk.add(step)
 		before := granted
 		for i, st := range fl.st {
