@@ -61,6 +61,7 @@ type limit struct {
 	retryAt time.Time
 	refill  bool      // an asynchronous refill is under way
 	dry     time.Time // until then a refill is not asked for: the last one found nothing left
+	dryLim  float64   // of this limit; a higher limit asks at once
 	spent   float64
 	reserve float64 // the figures at the last refill
 	rmu     sync.Mutex
@@ -182,7 +183,7 @@ func (s *Store) reserve(ctx context.Context, l *limit, amount, lim float64) (b *
 		l.mu.Unlock()
 		return nil, false, errNoBlock
 	}
-	if now.Before(l.dry) {
+	if now.Before(l.dry) && lim <= l.dryLim {
 		l.mu.Unlock()
 		return nil, true, nil
 	}
@@ -198,7 +199,7 @@ func (s *Store) reserve(ctx context.Context, l *limit, amount, lim float64) (b *
 	defer l.mu.Unlock()
 	b = l.take(amount, now)
 	if b == nil { // nothing left to lease: ask again in a while, not on every call
-		l.dry = now.Add(dryWait)
+		l.dry, l.dryLim = now.Add(dryWait), lim
 	}
 	return b, b == nil && l.lim-l.spent < amount, nil
 }
