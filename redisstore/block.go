@@ -262,7 +262,7 @@ func (s *Store) refillLocked(ctx context.Context, l *limit, want, need float64, 
 		mode = "x"
 	}
 	add := max(want-free, need, 0)
-	sent := s.o.now()
+	sent := time.Now() // the deadline is in real time, whatever clock the store runs on
 	var deadline int64
 	if s.offsetKnown.Load() {
 		deadline = sent.UnixMicro() + s.o.timeout.Microseconds() + s.offset.Load()
@@ -287,7 +287,9 @@ func (s *Store) refillLocked(ctx context.Context, l *limit, want, need float64, 
 func (s *Store) applyBlock(l *limit, r []any, sent, now time.Time) error {
 	bad := errors.New("redisstore: malformed reply from the block script")
 	if len(r) != 8 {
-		if len(r) == 1 {
+		if len(r) == 2 { // late: learn the clock again
+			srv, _ := r[1].(int64)
+			s.learnOffset(sent, time.Now(), srv)
 			return errors.New("redisstore: redis answered after the deadline")
 		}
 		return bad
@@ -297,7 +299,7 @@ func (s *Store) applyBlock(l *limit, r []any, sent, now time.Time) error {
 	g, sp, fs, fr := str(r[2]), str(r[3]), str(r[4]), str(r[5])
 	srv, _ := r[6].(int64)
 	epoch, _ := r[7].(string)
-	s.learnOffset(sent, s.o.now(), srv)
+	s.learnOffset(sent, time.Now(), srv)
 	s.setEpoch(epoch)
 	l.mu.Lock()
 	defer l.mu.Unlock()

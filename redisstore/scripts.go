@@ -19,12 +19,12 @@ import "github.com/redis/go-redis/v9"
 // block id ("" none), spent (cumulative), add (wanted), need, want (demandWindow of demand),
 // limit, block expiry(ms), key ttl(ms), period start(ms), mode ('r' renew and refill, 'x'
 // return), id for a new block, unit (the replica's call size), the block's free part now.
-// Reply {code, id, granted, reported, s, r, server time(µs), epoch}; {codeLate} when late.
+// Reply {code, id, granted, reported, s, r, server time(µs), epoch}; {codeLate, server time} when late.
 const luaBlock = `
 local t = redis.call('TIME')
 local srv = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local dl = tonumber(ARGV[2])
-if dl > 0 and srv > dl then return {6} end
+if dl > 0 and srv > dl then return {6, srv} end
 local K, bx, E = KEYS[1], KEYS[2], KEYS[3]
 local now = tonumber(ARGV[1])
 local function f(x) return string.format('%.17g', x) end

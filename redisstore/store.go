@@ -176,7 +176,7 @@ func (s *Store) configError(err error) error {
 	if err == nil || !errors.As(err, &rerr) {
 		return nil
 	}
-	for _, p := range []string{"CROSSSLOT", "NOPERM", "WRONGTYPE", "ERR unknown command", "NOAUTH", "WRONGPASS", "ERR Script attempted to access"} {
+	for _, p := range []string{"CROSSSLOT", "NOPERM", "WRONGTYPE", "ERR unknown command", "MOVED ", "ASK ", "NOAUTH", "WRONGPASS", "ERR Script attempted to access"} {
 		if strings.HasPrefix(rerr.Error(), p) {
 			e := fmt.Errorf("redisstore: redis refuses the store's commands (a configuration error, not an outage): %w", err)
 			if s.cfgErr.CompareAndSwap(nil, &e) {

@@ -1,0 +1,139 @@
+package redisstore
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/fanyi-go/translate"
+)
+
+func TestPrefixIsValidated(t *testing.T) {
+	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", ContextTimeoutEnabled: true})
+	defer rdb.Close()
+	for _, p := range []string{"bad\xff:", "a\nb:", strings.Repeat("p", 201)} {
+		if _, err := New(rdb, WithPrefix(p)); err == nil {
+			t.Errorf("New(WithPrefix(%q)) succeeded", p)
+		}
+	}
+	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{"127.0.0.1:1"}, ContextTimeoutEnabled: true})
+	defer cc.Close()
+	for p, ok := range map[string]bool{"svc:": false, "{}:": false, "{svc:": false, "{svc}:": true, "x{a}:": true} {
+		if _, err := New(cc, WithPrefix(p)); (err == nil) != ok {
+			t.Errorf("cluster client, New(WithPrefix(%q)): %v, want ok %v", p, err, ok)
+		}
+	}
+}
+
+// A plain client on a cluster node with a prefix without a hash tag: Redis answers
+// CROSSSLOT (or MOVED), a configuration error returned by every Admit, not an outage
+// served from blocks.
+func TestClusterMisconfigurationIsNotAnOutage(t *testing.T) {
+	cl := needCluster(t)
+	rdb := newClient(t, cl.Addrs[0])
+	st, err := New(rdb, WithPrefix("plain:"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := translate.Admission{Now: time.Now(), Engine: "e", Credits: 1, Daily: 100}
+	for i := range 2 {
+		_, err := st.Admit(context.Background(), a)
+		if err == nil || !strings.Contains(err.Error(), "configuration error") {
+			t.Errorf("Admit %d: %v, want a configuration error", i, err)
+		}
+	}
+	if st.Degraded() {
+		t.Error("a configuration error was taken for an outage")
+	}
+}
+
+// Three replicas on a 3-master cluster spend a budget while the master holding the
+// tenant's slot is killed and restarted empty: the replicas spend only the blocks they
+// hold, find the figures lost, and never exceed the budget.
+func TestClusterMasterKilledAndRestartedEmpty(t *testing.T) {
+	cl := needCluster(t)
+	const daily = 20_000.0
+	clk := newClock(t0)
+	ctx := context.Background()
+	var stores []*Store
+	for range 3 {
+		st, err := New(newClusterClient(t, cl.Addrs), WithPrefix("{kill}:"), withClock(clk), WithTimeout(200*time.Millisecond))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(st.blocks.wg.Wait)
+		stores = append(stores, st)
+	}
+	granted := 0.0
+	lastErr := ""
+	step := func(n int) int {
+		clk.add(10 * time.Millisecond)
+		got := 0
+		for _, st := range stores {
+			for range n {
+				a := translate.Admission{Now: clk.now(), Engine: "paid", Credits: 1, Daily: daily}
+				r, err := st.Admit(ctx, a)
+				if err != nil || r.Lease == "" {
+					if testing.Verbose() && err != nil && lastErr != err.Error() {
+						lastErr = err.Error()
+						t.Log(lastErr)
+					}
+					continue
+				}
+				_ = st.Settle(ctx, translate.Settlement{Lease: r.Lease, Sent: true, Credits: 1})
+				got++
+			}
+		}
+		for _, st := range stores {
+			st.blocks.wg.Wait()
+		}
+		granted += float64(got)
+		return got
+	}
+	for range 200 { // 2 s at 3,000 calls/s: 6,000
+		step(10)
+	}
+	master, err := newClusterClient(t, cl.Addrs).MasterForKey(ctx, "{kill}:E")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := master.Options().Addr
+	if err := cl.Kill(addr); err != nil {
+		t.Fatal(err)
+	}
+	for range 100 {
+		step(10)
+	}
+	if err := cl.Restart(addr); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond) // ClusterStateReloadInterval
+	for idle := 0; idle < 200; {
+		if step(10) == 0 {
+			idle++
+		} else {
+			idle = 0
+		}
+	}
+	t.Logf("granted %.0f of %.0f with the tenant's master killed and restarted empty", granted, daily)
+	if granted > daily {
+		t.Errorf("granted %.0f: over the budget of %.0f", granted, daily)
+	}
+	var lost bool
+	for _, st := range stores {
+		for _, l := range st.blocks.all() {
+			l.mu.Lock()
+			lost = lost || l.lost
+			l.mu.Unlock()
+		}
+	}
+	if !lost {
+		t.Error("no replica noticed the lost figures")
+	}
+}
+
+var _ = errors.New
