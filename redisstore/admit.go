@@ -26,6 +26,7 @@ func (s *Store) Admit(ctx context.Context, a translate.Admission) (translate.Adm
 	if a.LeaseTTL <= 0 {
 		a.LeaseTTL = DefaultLeaseTTL
 	}
+	parent := ctx // a refill in the call bounds itself once it is its turn
 	ctx, cancel := context.WithTimeout(ctx, s.o.timeout)
 	defer cancel()
 	if got, ok := s.cached(ctx, a); ok {
@@ -37,7 +38,7 @@ func (s *Store) Admit(ctx context.Context, a translate.Admission) (translate.Adm
 		return translate.Admitted{Refused: h.kind, Until: h.until, QuotaLeft: -1}, nil
 	}
 	c := &call{engine: a.Engine, expires: now.Add(a.LeaseTTL)}
-	got, err := s.reserveAll(ctx, a, c)
+	got, err := s.reserveAll(parent, a, c)
 	if err != nil || got.Refused != translate.KindUnknown {
 		return got, err
 	}

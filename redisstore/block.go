@@ -54,11 +54,12 @@ type limit struct {
 	orphans []*block
 	demand  float64 // exponentially decayed sum of admitted amounts, time constant demandWindow
 	at      time.Time
-	lim     float64 // the limit last asked for
-	unit    float64 // the last call's amount: blocks are granted in whole calls
-	target  float64 // the block's free part right after its last refill
-	lost    bool    // Redis lost the figures: serve only from held blocks until the period ends
-	retryAt time.Time
+	lim     float64   // the limit last asked for
+	unit    float64   // the last call's amount: blocks are granted in whole calls
+	target  float64   // the block's free part right after its last refill
+	lost    bool      // Redis lost the figures: serve only from held blocks until the period ends
+	retryAt time.Time // no refill before: the last ones failed
+	fails   int       // refills failed in a row
 	refill  bool      // an asynchronous refill is under way
 	dry     time.Time // until then a refill is not asked for: the last one found nothing left
 	dryLim  float64   // of this limit; a higher limit asks at once
@@ -158,7 +159,7 @@ func (ls *limits) all() []*limit {
 }
 
 // reserve takes amount of l for one call: from a held block, else from a block refilled
-// now. A nil block with a nil error is a refusal (the limit is reached); exhausted reports
+// now, within WithTimeout of its turn. A nil block with a nil error is a refusal (the limit is reached); exhausted reports
 // whether nothing of it remains anywhere (for the quota's Until).
 func (s *Store) reserve(ctx context.Context, l *limit, amount, lim float64) (b *block, exhausted bool, err error) {
 	now := s.o.now()
@@ -174,16 +175,28 @@ func (s *Store) reserve(ctx context.Context, l *limit, amount, lim float64) (b *
 	l.mu.Unlock()
 	l.rmu.Lock() // one refill at a time: wait for one under way, then look again
 	defer l.rmu.Unlock()
+	for range 3 { // calls on the fast path may take a refill before this one does
+		if b, exhausted, err = s.refillFor(ctx, l, amount, lim, want, now); b != nil || exhausted || err != nil {
+			return b, exhausted, err
+		}
+	}
+	return nil, false, nil
+}
+
+// refillFor refills l for a call of amount that its block cannot take, and takes it. The
+// caller holds l.rmu. exhausted: Redis has nothing left for it (then this replica waits
+// dryWait before asking again).
+func (s *Store) refillFor(ctx context.Context, l *limit, amount, lim, want float64, now time.Time) (*block, bool, error) {
 	l.mu.Lock()
-	if b = l.take(amount, now); b != nil || l.lost {
+	if b := l.take(amount, now); b != nil || l.lost {
 		l.mu.Unlock()
 		return b, l.lost, nil
 	}
-	if now.Before(l.retryAt) {
+	switch {
+	case now.Before(l.retryAt):
 		l.mu.Unlock()
 		return nil, false, errNoBlock
-	}
-	if now.Before(l.dry) && lim <= l.dryLim {
+	case now.Before(l.dry) && lim <= l.dryLim:
 		l.mu.Unlock()
 		return nil, true, nil
 	}
@@ -192,16 +205,23 @@ func (s *Store) reserve(ctx context.Context, l *limit, amount, lim float64) (b *
 		need -= max(l.cur.free(), 0)
 	}
 	l.mu.Unlock()
-	if err := s.refillLocked(ctx, l, want, need, false); err != nil {
+	// From now, and whatever is left of the caller's time: the callers queued behind this
+	// one wait for its result.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.o.timeout)
+	defer cancel()
+	if err := s.refillLocked(rctx, l, want, need, false); err != nil {
 		return nil, false, err
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	b = l.take(amount, now)
-	if b == nil { // nothing left to lease: ask again in a while, not on every call
-		l.dry, l.dryLim = now.Add(dryWait), lim
+	if b := l.take(amount, now); b != nil {
+		return b, false, nil
 	}
-	return b, b == nil && l.lim-l.spent < amount, nil
+	if l.lim-l.spent-l.reserve < amount { // nothing left to lease: ask again in a while
+		l.dry, l.dryLim = now.Add(dryWait), lim
+		return nil, l.lim-l.spent < amount, nil
+	}
+	return nil, false, nil // the grant went to calls on the fast path: try again
 }
 
 // maybeRefill starts an asynchronous refill when the current block is down to half of
@@ -276,7 +296,9 @@ func (s *Store) refillLocked(ctx context.Context, l *limit, want, need float64, 
 	}
 	if err != nil {
 		l.mu.Lock()
-		l.retryAt = now.Add(s.probeEvery())
+		if l.fails++; l.fails > 1 { // one timeout on a busy host is not an outage yet
+			l.retryAt = now.Add(s.probeEvery())
+		}
 		l.mu.Unlock()
 		s.unreachable.Add(context.Background(), 1)
 		return err
@@ -304,7 +326,7 @@ func (s *Store) applyBlock(l *limit, r []any, sent, now time.Time) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.spent, l.reserve = fs, fr
-	l.retryAt = time.Time{}
+	l.retryAt, l.fails = time.Time{}, 0
 	switch {
 	case code == codeLost:
 		l.lost = true

@@ -122,38 +122,9 @@ func TestZipfReplicasSpendTheBudget(t *testing.T) {
 	if err := fl.rdb.ConfigResetStat(fl.ctx).Err(); err != nil {
 		t.Fatal(err)
 	}
-	const step = 10 * time.Millisecond
-	owed := make([]float64, 8) // demand carried to the next step
-	granted, demanded, idle := 0.0, 0, 0
-	var steady [2]int64 // EVALSHA calls at 10% and at 90% of the budget
-	for idle < 200 {    // two virtual seconds with no grant: the budget is gone
-		fl.clk.add(step)
-		before := granted
-		for i, st := range fl.st {
-			owed[i] += rate * step.Seconds() * weights[i] / sum
-			for ; owed[i] >= 1; owed[i]-- {
-				demanded++
-				if fl.call(st, 1, daily) {
-					granted++
-				}
-			}
-		}
-		fl.wait() // a refill lands within the step it was asked in
-		if testing.Verbose() && int(fl.clk.now().Sub(t0)/step)%500 == 0 {
-			all, ev := commandCalls(t, fl.rdb)
-			t.Logf("t=%v granted %.0f evalsha %d all %d", fl.clk.now().Sub(t0), granted, ev, all)
-		}
-		for i, at := range []float64{0.1, 0.9} {
-			if before < at*daily && granted >= at*daily {
-				_, steady[i] = commandCalls(t, fl.rdb)
-			}
-		}
-		if granted == before {
-			idle++
-		} else {
-			idle = 0
-		}
-	}
+	z := zipfRun{fl: fl, daily: daily, rate: rate, weights: weights, sum: sum}
+	z.run(t)
+	granted, demanded, steady := z.granted, z.demanded, z.steady
 	all, evalsha := commandCalls(t, fl.rdb)
 	spent, reserved := fl.spent()
 	perSteady := float64(steady[1]-steady[0]) / (0.8 * daily)
@@ -173,5 +144,45 @@ func TestZipfReplicasSpendTheBudget(t *testing.T) {
 	}
 	if per := float64(evalsha) / granted; per > 3e-3 {
 		t.Errorf("%.2e round trips per call for the budget over the whole run, want at most 3e-3", per)
+	}
+}
+
+// zipfRun is the load of TestZipfReplicasSpendTheBudget: each replica asks for its weight's
+// share of rate calls per second, in 10 ms steps, until no call was granted for two
+// virtual seconds.
+type zipfRun struct {
+	fl               *fleet
+	daily, rate, sum float64
+	weights          []float64
+	granted          float64
+	demanded         int
+	steady           [2]int64 // EVALSHA calls at 10% and at 90% of the budget
+}
+
+func (z *zipfRun) run(t *testing.T) {
+	const step = 10 * time.Millisecond
+	owed := make([]float64, len(z.fl.st)) // demand carried to the next step
+	for idle := 0; idle < 200; {
+		z.fl.clk.add(step)
+		before := z.granted
+		for i, st := range z.fl.st {
+			owed[i] += z.rate * step.Seconds() * z.weights[i] / z.sum
+			for ; owed[i] >= 1; owed[i]-- {
+				z.demanded++
+				if z.fl.call(st, 1, z.daily) {
+					z.granted++
+				}
+			}
+		}
+		z.fl.wait() // a refill lands within the step it was asked in
+		for i, at := range []float64{0.1, 0.9} {
+			if before < at*z.daily && z.granted >= at*z.daily {
+				_, z.steady[i] = commandCalls(t, z.fl.rdb)
+			}
+		}
+		idle++
+		if z.granted > before {
+			idle = 0
+		}
 	}
 }

@@ -68,32 +68,8 @@ func TestClusterMasterKilledAndRestartedEmpty(t *testing.T) {
 		t.Cleanup(st.blocks.wg.Wait)
 		stores = append(stores, st)
 	}
-	granted := 0.0
-	lastErr := ""
-	step := func(n int) int {
-		clk.add(10 * time.Millisecond)
-		got := 0
-		for _, st := range stores {
-			for range n {
-				a := translate.Admission{Now: clk.now(), Engine: "paid", Credits: 1, Daily: daily}
-				r, err := st.Admit(ctx, a)
-				if err != nil || r.Lease == "" {
-					if testing.Verbose() && err != nil && lastErr != err.Error() {
-						lastErr = err.Error()
-						t.Log(lastErr)
-					}
-					continue
-				}
-				_ = st.Settle(ctx, translate.Settlement{Lease: r.Lease, Sent: true, Credits: 1})
-				got++
-			}
-		}
-		for _, st := range stores {
-			st.blocks.wg.Wait()
-		}
-		granted += float64(got)
-		return got
-	}
+	cr := &clusterRun{stores: stores, clk: clk, daily: daily}
+	step := func(n int) int { return cr.step(t, n) }
 	for range 200 { // 2 s at 3,000 calls/s: 6,000
 		step(10)
 	}
@@ -119,21 +95,62 @@ func TestClusterMasterKilledAndRestartedEmpty(t *testing.T) {
 			idle = 0
 		}
 	}
-	t.Logf("granted %.0f of %.0f with the tenant's master killed and restarted empty", granted, daily)
-	if granted > daily {
-		t.Errorf("granted %.0f: over the budget of %.0f", granted, daily)
+	t.Logf("granted %.0f of %.0f with the tenant's master killed and restarted empty", cr.granted, daily)
+	if cr.granted > daily {
+		t.Errorf("granted %.0f: over the budget of %.0f", cr.granted, daily)
 	}
-	var lost bool
+	if !anyLost(stores) {
+		t.Error("no replica noticed the lost figures")
+	}
+}
+
+func anyLost(stores []*Store) bool {
 	for _, st := range stores {
 		for _, l := range st.blocks.all() {
 			l.mu.Lock()
-			lost = lost || l.lost
+			lost := l.lost
 			l.mu.Unlock()
+			if lost {
+				return true
+			}
 		}
 	}
-	if !lost {
-		t.Error("no replica noticed the lost figures")
+	return false
+}
+
+// clusterRun asks each store for n calls of 1 credit per 10 ms step.
+type clusterRun struct {
+	stores  []*Store
+	clk     *clock
+	daily   float64
+	granted float64
+	lastErr string
+}
+
+func (cr *clusterRun) step(t *testing.T, n int) int {
+	cr.clk.add(10 * time.Millisecond)
+	got := 0
+	ctx := context.Background()
+	for _, st := range cr.stores {
+		for range n {
+			a := translate.Admission{Now: cr.clk.now(), Engine: "paid", Credits: 1, Daily: cr.daily}
+			r, err := st.Admit(ctx, a)
+			if err != nil || r.Lease == "" {
+				if testing.Verbose() && err != nil && cr.lastErr != err.Error() {
+					cr.lastErr = err.Error()
+					t.Log(cr.lastErr)
+				}
+				continue
+			}
+			_ = st.Settle(ctx, translate.Settlement{Lease: r.Lease, Sent: true, Credits: 1})
+			got++
+		}
 	}
+	for _, st := range cr.stores {
+		st.blocks.wg.Wait()
+	}
+	cr.granted += float64(got)
+	return got
 }
 
 var _ = errors.New
