@@ -27,8 +27,11 @@ func (s *Store) Admit(ctx context.Context, a translate.Admission) (translate.Adm
 		a.LeaseTTL = DefaultLeaseTTL
 	}
 	parent := ctx // a refill in the call bounds itself once it is its turn
-	ctx, cancel := context.WithTimeout(ctx, s.o.timeout)
-	defer cancel()
+	if a.RequestID != "" || (s.o.cacheTTL > 0 && a.CacheKey != "") {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.o.timeout)
+		defer cancel()
+	}
 	if got, ok := s.cached(ctx, a); ok {
 		return got, nil
 	}
@@ -265,7 +268,7 @@ func (s *Store) refreshHold(engine string, now time.Time) {
 }
 
 // Settle implements translate.Store: it charges the call's blocks in process; it remembers
-// the answer under the request id (one round trip) and in the second-level cache (one).
+// the answer under the request id and in the second-level cache in one round trip.
 // Settling a lease twice changes nothing.
 func (s *Store) Settle(ctx context.Context, st translate.Settlement) error {
 	if !strings.HasPrefix(st.Lease, "B") {
@@ -286,31 +289,52 @@ func (s *Store) Settle(ctx context.Context, st translate.Settlement) error {
 	if answer == "" {
 		return nil
 	}
+	cache := s.o.cacheTTL > 0 && st.CacheKey != "" && st.Answer.Text != ""
+	if c.rkey == "" && !cache {
+		return nil
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.o.timeout)
 	defer cancel()
-	if c.rkey != "" {
-		s.answer(ctx, pendingAnswer{key: c.rkey, engine: c.engine, answer: answer})
+	if !s.reachable() {
+		s.answerLater(c, answer)
+		return nil
 	}
-	if s.o.cacheTTL > 0 && st.CacheKey != "" && st.Answer.Text != "" && s.reachable() {
-		if err := s.rdb.Set(ctx, s.k.cache(st.CacheKey), answer, s.o.cacheTTL).Err(); err != nil {
-			s.failed(err)
+	s.pushSoon(ctx)
+	err := s.settleAnswer(ctx, c, st.CacheKey, answer, cache)
+	if isNoScript(err) { // a pipeline does not load the script itself
+		if err = s.loadScripts(ctx); err == nil {
+			err = s.settleAnswer(ctx, c, st.CacheKey, answer, cache)
 		}
 	}
+	if err != nil {
+		s.failed(err)
+		s.answerLater(c, answer)
+		return nil
+	}
+	s.recovered()
 	return nil
 }
 
-func (s *Store) answer(ctx context.Context, a pendingAnswer) {
-	if s.reachable() {
-		s.pushSoon(ctx)
-		err := s.sc.answer.Run(ctx, s.rdb, []string{a.key}, a.engine, a.answer, 0).Err()
-		if err == nil {
-			s.recovered()
-			return
+// settleAnswer keeps the answer under the request id and in the second-level cache: one
+// pipeline, which a cluster client splits by slot.
+func (s *Store) settleAnswer(ctx context.Context, c *call, cacheKey, answer string, cache bool) error {
+	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		if c.rkey != "" {
+			s.sc.answer.Run(ctx, p, []string{c.rkey}, c.engine, answer, 0)
 		}
-		s.failed(err)
+		if cache {
+			p.Set(ctx, s.k.cache(cacheKey), answer, s.o.cacheTTL)
+		}
+		return nil
+	})
+	return err
+}
+
+// answerLater keeps the answer for the request id to push when Redis answers again.
+func (s *Store) answerLater(c *call, answer string) {
+	if c.rkey != "" {
+		s.loc.answerLocal(pendingAnswer{key: c.rkey, engine: c.engine, answer: answer, ttl: translate.RequestWindow}, s.o.now())
 	}
-	a.ttl = translate.RequestWindow
-	s.loc.answerLocal(a, s.o.now())
 }
 
 // Hold implements translate.Store: the hold applies to this Client at once and reaches

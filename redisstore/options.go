@@ -52,13 +52,12 @@ func WithTimeout(d time.Duration) Option { return func(o *options) { o.timeout =
 // reach an engine once through each replica.
 //
 // With it, while Redis cannot be reached, an admission whose RequestID this Client did not
-// itself admit within translate.RequestWindow (through Redis or from its local share) is
-// refused with translate.KindUnavailable and no Until: another replica may already have
-// sent it, and only Redis could tell. The Client skips the engine without a call and keeps
-// it in for other requests. Admissions without a RequestID, and ids this Client admitted
-// itself (a failover to another engine, say), are served from the local share as without
-// the option. The cost: during an outage every request that carries a request id new to
-// the replica fails; the counter translate.store.request_id_refused counts them. The
+// itself admit within translate.RequestWindow (through Redis or alone) is refused with
+// translate.KindUnavailable and no Until: another replica may already have sent it, and
+// only Redis could tell. The Client skips the engine without a call and keeps it in for
+// other requests. Admissions without a RequestID, and ids this Client admitted itself (a
+// failover to another engine, say), are decided as without the option. The cost: during an
+// outage every request that carries a request id new to the replica fails; the counter translate.store.request_id_refused counts them. The
 // option keeps up to 100,000 recent request ids per Client in memory.
 func WithStrictRequestIDs() Option { return func(o *options) { o.strictIDs = true } }
 
@@ -66,9 +65,10 @@ func WithStrictRequestIDs() Option { return func(o *options) { o.strictIDs = tru
 // again. Default: slog.Default().
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
-// WithMeterProvider records the counters translate.store.fallback (admissions decided from
-// the local share) and translate.store.unreachable (calls to Redis that failed or timed
-// out). Default: the global MeterProvider.
+// WithMeterProvider records the counters translate.store.fallback (request ids decided
+// without Redis), translate.store.unreachable (calls to Redis that failed or timed out) and
+// translate.store.request_id_refused (see WithStrictRequestIDs). Default: the global
+// MeterProvider.
 func WithMeterProvider(mp metric.MeterProvider) Option { return func(o *options) { o.meter = mp } }
 
 func (o *options) validate() error {
