@@ -361,22 +361,26 @@ func (s *Store) arm(l *limit) {
 		l.timer.Reset(BlockTTL / 3)
 		return
 	}
-	l.timer = time.AfterFunc(BlockTTL/3, func() {
-		l.rmu.Lock()
-		defer l.rmu.Unlock()
-		l.mu.Lock()
-		if l.stopped || l.cur == nil {
-			l.mu.Unlock()
-			return
-		}
-		now := s.o.now()
-		quiet := now.Sub(l.at) > demandWindow
-		want := l.want(now, 0)
+	l.timer = time.AfterFunc(BlockTTL/3, func() { s.quiet(l) })
+}
+
+// quiet renews l's block, or returns it when this replica admitted nothing for
+// demandWindow: the quiet-time renewal.
+func (s *Store) quiet(l *limit) {
+	l.rmu.Lock()
+	defer l.rmu.Unlock()
+	l.mu.Lock()
+	if l.stopped || l.cur == nil {
 		l.mu.Unlock()
-		ctx, cancel := context.WithTimeout(context.Background(), s.o.timeout)
-		defer cancel()
-		_ = s.refillLocked(ctx, l, want, 0, quiet)
-	})
+		return
+	}
+	now := s.o.now()
+	idle := now.Sub(l.at) > demandWindow
+	want := l.want(now, 0)
+	l.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), s.o.timeout)
+	defer cancel()
+	_ = s.refillLocked(ctx, l, want, 0, idle)
 }
 
 func str(v any) float64 {

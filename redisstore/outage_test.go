@@ -215,3 +215,27 @@ func TestCutOffReplicaSpendsOnlyItsBlock(t *testing.T) {
 		t.Error("the cut-off replica never noticed")
 	}
 }
+
+// A replica that admitted nothing for demandWindow returns its block at its quiet-time
+// renewal; one still admitting renews it (the block stays, its expiry moves).
+func TestQuietReplicaReturnsItsBlock(t *testing.T) {
+	srv := needServer(t)
+	fl := newFleet(t, 1, srv.Addr)
+	st := fl.st[0]
+	fl.runFor(time.Second, 1e6, 10, 10*time.Millisecond)
+	l := st.blocks.all()[0]
+	fl.clk.add(BlockTTL / 3)
+	st.quiet(l) // admitted within demandWindow: renewed
+	l.mu.Lock()
+	renewed := l.cur != nil && l.cur.expires.After(fl.clk.now().Add(BlockTTL-time.Second))
+	l.mu.Unlock()
+	if !renewed {
+		t.Error("an active replica's block was not renewed")
+	}
+	fl.clk.add(demandWindow + time.Second)
+	st.quiet(l)
+	v := fl.rdb.HMGet(fl.ctx, newKeys(fl.prefix).budget(t0.Truncate(24*time.Hour)), "s", "r").Val()
+	if spent, reserved := num(v[0]), num(v[1]); spent != 1000 || reserved != 0 {
+		t.Errorf("after a quiet renewal Redis counts %v spent and %v reserved, want 1000 and 0 (block returned)", spent, reserved)
+	}
+}
