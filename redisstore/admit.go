@@ -17,14 +17,8 @@ import (
 // the background) or out (then once, in the call), for the second-level cache when the
 // admission has a CacheKey and WithCache is set, and for the request id when it has one.
 func (s *Store) Admit(ctx context.Context, a translate.Admission) (translate.Admitted, error) {
-	if err := checkAdmission(&a); err != nil {
+	if err := s.checkAdmission(&a); err != nil {
 		return translate.Admitted{}, err
-	}
-	if err := s.stickyErr(); err != nil {
-		return translate.Admitted{}, err
-	}
-	if a.LeaseTTL <= 0 {
-		a.LeaseTTL = DefaultLeaseTTL
 	}
 	parent := ctx // a refill in the call bounds itself once it is its turn
 	if a.RequestID != "" || (s.o.cacheTTL > 0 && a.CacheKey != "") {
@@ -59,6 +53,31 @@ func (s *Store) Admit(ctx context.Context, a translate.Admission) (translate.Adm
 	}
 	got.Lease = s.register(c, now)
 	return got, nil
+}
+
+// checkAdmission validates a and fills its defaults; a configuration error found earlier
+// is returned for every admission.
+func (s *Store) checkAdmission(a *translate.Admission) error {
+	if err := checkAdmission(a); err != nil {
+		return err
+	}
+	if err := s.stickyErr(); err != nil {
+		return err
+	}
+	if a.LeaseTTL <= 0 {
+		a.LeaseTTL = DefaultLeaseTTL
+	}
+	return nil
+}
+
+func checkSettlement(st *translate.Settlement) error {
+	switch {
+	case !strings.HasPrefix(st.Lease, "B"):
+		return invalid("settlement without a lease of this store")
+	case st.Credits < 0 || math.IsNaN(st.Credits) || math.IsInf(st.Credits, 0) || st.Chars < 0:
+		return invalid("settlement: credits and chars must be finite and not negative")
+	}
+	return nil
 }
 
 // unlimited stands for an unlimited budget: blocks of it are leased like any other, so
@@ -271,11 +290,8 @@ func (s *Store) refreshHold(engine string, now time.Time) {
 // the answer under the request id and in the second-level cache in one round trip.
 // Settling a lease twice changes nothing.
 func (s *Store) Settle(ctx context.Context, st translate.Settlement) error {
-	if !strings.HasPrefix(st.Lease, "B") {
-		return invalid("settlement without a lease of this store")
-	}
-	if st.Credits < 0 || math.IsNaN(st.Credits) || math.IsInf(st.Credits, 0) || st.Chars < 0 {
-		return invalid("settlement: credits and chars must be finite and not negative")
+	if err := checkSettlement(&st); err != nil {
+		return err
 	}
 	s.callsMu.Lock()
 	c, ok := s.calls[st.Lease]
