@@ -87,7 +87,12 @@ func TestClusterMasterKilledAndRestartedEmpty(t *testing.T) {
 	if err := cl.Restart(addr); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1500 * time.Millisecond) // ClusterStateReloadInterval
+	// Until the clients found the restarted master (ClusterStateReloadInterval) and a
+	// replica noticed the loss; at most 20s.
+	for deadline := time.Now().Add(20 * time.Second); !anyLost(stores) && time.Now().Before(deadline); {
+		step(10)
+		time.Sleep(10 * time.Millisecond)
+	}
 	for idle := 0; idle < 200; {
 		if step(10) == 0 {
 			idle++
