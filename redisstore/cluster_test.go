@@ -159,3 +159,26 @@ func (cr *clusterRun) step(t *testing.T, n int) int {
 }
 
 var _ = errors.New
+
+// Request-id and cache keys carry their own hash tag, so they spread over a cluster's slots
+// instead of landing on the tenant's; prefixes that differ only by their braces do not
+// share them.
+func TestIDAndCacheKeysSpreadOverSlots(t *testing.T) {
+	cl := needCluster(t)
+	rdb := newClusterClient(t, cl.Addrs)
+	k := newKeys("{tenant}:")
+	ctx := context.Background()
+	tenant := rdb.ClusterKeySlot(ctx, k.budget(t0)).Val()
+	slots := map[int64]bool{}
+	for i := range 50 {
+		for _, key := range []string{k.request("id-" + strings.Repeat("x", i)), k.cache("c" + strings.Repeat("y", i))} {
+			slots[rdb.ClusterKeySlot(ctx, key).Val()] = true
+		}
+	}
+	if len(slots) < 50 || slots[tenant] {
+		t.Errorf("100 id and cache keys in %d slots (tenant's slot among them: %v), want spread and apart", len(slots), slots[tenant])
+	}
+	if other := newKeys("tenant:"); other.request("r") == k.request("r") || other.cache("c") == k.cache("c") {
+		t.Error("prefixes differing by their braces share id or cache keys")
+	}
+}
