@@ -1,7 +1,9 @@
 #!/bin/sh
 # Installs the Debian packages the tests need besides Apertium (see install-apertium.sh):
 #
-#   redis-server   redisstore's tests start their own redis-server on a free loopback port
+#   redis-server   redisstore's tests start their own redis-server on a free loopback port,
+#                  and a 3-master Redis Cluster with redis-cli --cluster create (redis-cli
+#                  comes with redis-tools, a dependency of redis-server)
 #   prometheus     for promtool, which checks and unit-tests the alerting rules in ops/
 #
 # Run as root on Debian or Ubuntu. Idempotent: when every package is installed it changes
@@ -35,7 +37,7 @@ if [ -n "$missing" ]; then
 	fi
 fi
 
-for cmd in redis-server promtool; do
+for cmd in redis-server redis-cli promtool; do
 	if ! command -v "$cmd" >/dev/null 2>&1; then
 		echo "install-tools: $cmd is not on PATH" >&2
 		exit 1

@@ -34,3 +34,25 @@ func BenchmarkAdmitSettle(b *testing.B) {
 	}
 	b.ReportMetric(float64(rt.take())/float64(b.N), "roundtrips/op")
 }
+
+// BenchmarkAdmitSettleBlocks is the same call with no request id and no cache key: the
+// budget and the quota are taken from leased blocks in process.
+func BenchmarkAdmitSettleBlocks(b *testing.B) {
+	f := newFixture(b)
+	rt := new(roundTrips)
+	f.rdb.AddHook(rt)
+	a := adm("deepl", 0.001, 1e9)
+	a.Quota, a.Chars = 1e12, 20
+	b.ReportAllocs()
+	for b.Loop() {
+		got, err := f.st.Admit(context.Background(), a)
+		if err != nil || got.Lease == "" {
+			b.Fatal(err, got)
+		}
+		if err := f.st.Settle(context.Background(), translate.Settlement{Lease: got.Lease, Sent: true,
+			Credits: 0.001, Chars: 20}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(rt.take())/float64(b.N), "roundtrips/op")
+}

@@ -1,53 +1,57 @@
 package redisstore
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/fanyi-go/translate"
 )
 
-// Key layout, all under the prefix p (WithPrefix):
+// Key layout. The tenant's figures live under the prefix p (WithPrefix), in one slot of a
+// cluster when p carries a hash tag:
 //
-//	p b:YYYY-MM-DD          hash {s: credits charged, r: credits reserved}; expires a day after its day
-//	p q:ENGINE:START        hash {s: chars charged, r: chars reserved} for the quota period that
-//	                        starts at START (Unix ms); expires a period after the period ends
-//	p r:REQUESTID           hash ENGINE -> "" (sent, no answer yet) | 'T'+answer | 'K'+failure;
-//	                        expires RequestWindow after the first engine call
-//	p h:ENGINE              the hold "KIND:UNTILMS"; expires at UNTIL
-//	p c:CACHEKEY            a second-level cache entry (JSON); expires after the cache TTL
-//	p lx                    zset of live leases (token -> expiry in Unix ms)
-//	p ls                    zset of leases swept as spent (token -> sweep time), kept an hour so a
-//	                        late Settle corrects the charge to what the call cost
-//	p f:OPID                marks a pushed local operation done (an hour), so a push is applied once
-//	p -                     placeholder for an unused key argument; never written
+//	p b:YYYY-MM-DD      the day's budget: a figure hash (see scripts.go); expires a day after its day
+//	p q:ENGINE:START    the quota period that starts at START (Unix ms): a figure hash; expires a
+//	                    period after the period ends
+//	p bx                zset of live blocks ("ID|KEY" -> expiry in Unix ms); expires a day after the last
+//	p E                 the epoch "CREATED:LOSTAT"; expires with the longest-lived figure key
+//	p h:ENGINE          the hold "KIND:UNTILMS"; expires at UNTIL
+//
+// Request ids and cache entries are single keys spread over the slots by their own hash tag,
+// under p with its braces escaped (q below), so they never share the tenant's slot:
+//
+//	q r:{H}             hash ENGINE -> "" (sent, no answer yet) | 'T'+answer | 'K'+failure, H a hash
+//	                    of the request id; expires RequestWindow after the first engine call
+//	                    (about 100 bytes plus the answer per engine)
+//	q c:{H}             a second-level cache entry (JSON), H a hash of the cache key; expires
+//	                    after the cache TTL (about 100 bytes plus the text)
 //
 // A day is a UTC day; a quota period of length P starts at a multiple of P since the Unix epoch.
-type keys struct{ prefix string }
+type keys struct{ prefix, spread string }
 
-func (k keys) none() string         { return k.prefix + "-" }
-func (k keys) leases() string       { return k.prefix + "lx" }
-func (k keys) swept() string        { return k.prefix + "ls" }
+func newKeys(prefix string) keys {
+	esc := strings.NewReplacer("%", "%25", "{", "%7B", "}", "%7D").Replace(prefix)
+	return keys{prefix: prefix, spread: esc}
+}
+
+func (k keys) blocks() string       { return k.prefix + "bx" }
+func (k keys) epoch() string        { return k.prefix + "E" }
 func (k keys) hold(e string) string { return k.prefix + "h:" + e }
 func (k keys) budget(day time.Time) string {
 	return k.prefix + "b:" + day.Format(time.DateOnly)
 }
 
-func (k keys) request(id string) string {
-	if id == "" {
-		return k.none()
-	}
-	return k.prefix + "r:" + id
-}
+func (k keys) request(id string) string { return k.spread + "r:{" + hashOf(id) + "}" }
+func (k keys) cache(key string) string  { return k.spread + "c:{" + hashOf(key) + "}" }
 
-func (k keys) cache(key string) string {
-	if key == "" {
-		return k.none()
-	}
-	return k.prefix + "c:" + key
+func hashOf(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:16])
 }
 
 func (k keys) quota(engine string, start time.Time) string {
@@ -75,37 +79,9 @@ func quotaPeriod(now time.Time, p time.Duration) (start, end time.Time) {
 	return start, start.Add(p)
 }
 
-// lease is what a token carries: everything Settle and the sweep need to undo or charge a
-// reservation, so a lease needs no other key. Credits travel as decimal strings: Redis adds
-// them with HINCRBYFLOAT, which never rounds them through Lua's numbers.
-type lease struct {
-	ID      string `json:"i"`
-	Engine  string `json:"e"`
-	Budget  string `json:"b"`
-	Credits string `json:"c"`
-	Quota   string `json:"q"` // "" when the engine's quota is unlimited
-	Chars   int64  `json:"n"`
-	Request string `json:"r"` // "" without a request id
-}
-
 func newLeaseID() string {
 	return strconv.FormatUint(rand.Uint64(), 36) + strconv.FormatUint(rand.Uint64(), 36)
 }
-
-func (l *lease) token() string {
-	b, _ := json.Marshal(l) // strings and an int: cannot fail
-	return string(b)
-}
-
-func parseLease(tok string) (*lease, error) {
-	l := new(lease)
-	if err := json.Unmarshal([]byte(tok), l); err != nil || l.ID == "" {
-		return nil, errors.New("redisstore: malformed lease")
-	}
-	return l, nil
-}
-
-func formatCredits(c float64) string { return strconv.FormatFloat(c, 'g', -1, 64) }
 
 // Answers are stored as one byte of kind and JSON: 'T' a text, 'K' a failure. The empty string
 // means the engine was called and has not answered yet.

@@ -40,6 +40,9 @@ func runTests(m *testing.M) int {
 	if shared != nil {
 		shared.Stop()
 	}
+	if cluster != nil {
+		cluster.Stop()
+	}
 	redistest.ReportSkips("redisstore")
 	if code == 0 {
 		if err := goleak.Find(goleak.IgnoreCurrent()); err != nil {
@@ -58,6 +61,31 @@ func needServer(t testing.TB) *redistest.Server {
 		redistest.Skip(t, redistest.ErrMissing)
 	}
 	return shared
+}
+
+// cluster is the 3-master Redis Cluster the cluster tests share, started by the first.
+var (
+	cluster     *redistest.Cluster
+	clusterErr  error
+	clusterOnce sync.Once
+)
+
+func needCluster(t testing.TB) *redistest.Cluster {
+	t.Helper()
+	needServer(t)
+	clusterOnce.Do(func() { cluster, clusterErr = redistest.StartCluster(3) })
+	if clusterErr != nil {
+		redistest.Skip(t, clusterErr) // fails in CI; reported by TestMain
+	}
+	return cluster
+}
+
+func newClusterClient(t testing.TB, addrs []string) *redis.ClusterClient {
+	t.Helper()
+	rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs, ContextTimeoutEnabled: true,
+		ClusterStateReloadInterval: time.Second, DisableIdentity: true, MaxRetries: 1})
+	t.Cleanup(func() { _ = rdb.Close() })
+	return rdb
 }
 
 // ownServer starts a redis-server for one test (one it may pause) and stops it at the end.
@@ -123,5 +151,6 @@ func newFixture(t testing.TB, opts ...Option) *fixture {
 		t.Fatal(err)
 	}
 	f.st = st
+	t.Cleanup(st.blocks.wg.Wait)
 	return f
 }

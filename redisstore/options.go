@@ -27,13 +27,14 @@ func defaultOptions() options {
 }
 
 // WithPrefix namespaces every key the store writes. Default "translate:". Clients share
-// state exactly when they use the same Redis and the same prefix. In a Redis Cluster give
-// the prefix a hash tag ("{svc}:") so that all keys land in one slot.
+// state exactly when they use the same Redis and the same prefix. It must be valid UTF-8,
+// at most 200 bytes, without NUL or line breaks; with a cluster client it must carry a hash
+// tag ("{svc}:"), so that the tenant's figures land in one slot (New refuses it otherwise).
 func WithPrefix(p string) Option { return func(o *options) { o.prefix = p } }
 
-// WithReplicas tells the store how many replicas share the state. While Redis cannot be
-// reached, each Client serves from 1/n of what remained at its last answer from Redis, so
-// that n replicas together never spend more than what remained. Default 1.
+// WithReplicas is kept for compatibility and changes nothing: a replica spends only the
+// blocks it leased (see the package documentation), whatever the number of replicas. n must
+// be at least 1.
 func WithReplicas(n int) Option { return func(o *options) { o.replicas = n } }
 
 // WithCache enables a second-level cache in Redis behind each Client's in-process cache:
@@ -41,7 +42,8 @@ func WithReplicas(n int) Option { return func(o *options) { o.replicas = n } }
 func WithCache(ttl time.Duration) Option { return func(o *options) { o.cacheTTL = ttl } }
 
 // WithTimeout bounds every call to Redis, whatever the caller's context allows. Default
-// 100ms. A call that takes longer is answered from the local share (see WithReplicas).
+// 100ms; any positive duration. A refill that takes longer is retried a probe period later
+// (4 timeouts, at least 250ms) while the replica spends what its blocks hold.
 func WithTimeout(d time.Duration) Option { return func(o *options) { o.timeout = d } }
 
 // WithStrictRequestIDs puts request-id de-duplication before availability while Redis
@@ -50,13 +52,12 @@ func WithTimeout(d time.Duration) Option { return func(o *options) { o.timeout =
 // reach an engine once through each replica.
 //
 // With it, while Redis cannot be reached, an admission whose RequestID this Client did not
-// itself admit within translate.RequestWindow (through Redis or from its local share) is
-// refused with translate.KindUnavailable and no Until: another replica may already have
-// sent it, and only Redis could tell. The Client skips the engine without a call and keeps
-// it in for other requests. Admissions without a RequestID, and ids this Client admitted
-// itself (a failover to another engine, say), are served from the local share as without
-// the option. The cost: during an outage every request that carries a request id new to
-// the replica fails; the counter translate.store.request_id_refused counts them. The
+// itself admit within translate.RequestWindow (through Redis or alone) is refused with
+// translate.KindUnavailable and no Until: another replica may already have sent it, and
+// only Redis could tell. The Client skips the engine without a call and keeps it in for
+// other requests. Admissions without a RequestID, and ids this Client admitted itself (a
+// failover to another engine, say), are decided as without the option. The cost: during an
+// outage every request that carries a request id new to the replica fails; the counter translate.store.request_id_refused counts them. The
 // option keeps up to 100,000 recent request ids per Client in memory.
 func WithStrictRequestIDs() Option { return func(o *options) { o.strictIDs = true } }
 
@@ -64,9 +65,10 @@ func WithStrictRequestIDs() Option { return func(o *options) { o.strictIDs = tru
 // again. Default: slog.Default().
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
-// WithMeterProvider records the counters translate.store.fallback (admissions decided from
-// the local share) and translate.store.unreachable (calls to Redis that failed or timed
-// out). Default: the global MeterProvider.
+// WithMeterProvider records the counters translate.store.fallback (request ids decided
+// without Redis), translate.store.unreachable (calls to Redis that failed or timed out) and
+// translate.store.request_id_refused (see WithStrictRequestIDs). Default: the global
+// MeterProvider.
 func WithMeterProvider(mp metric.MeterProvider) Option { return func(o *options) { o.meter = mp } }
 
 func (o *options) validate() error {

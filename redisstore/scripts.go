@@ -2,127 +2,128 @@ package redisstore
 
 import "github.com/redis/go-redis/v9"
 
-// The scripts run atomically on the server; each is one round trip (EVALSHA). Counters are
-// touched only while their key exists, so a late Settle never re-creates a key without its
-// expiry. A lease is a token (see lease) in the zset lx scored by its expiry; the sweep in
-// every Admit charges expired leases as spent and moves them to ls, where a late Settle
-// still finds them and corrects the charge to what the call cost.
-const luaCommon = `
-local function neg(x)
-  if string.sub(x, 1, 1) == '-' then return string.sub(x, 2) end
-  return '-' .. x
-end
-local function addf(key, field, x)
-  if key ~= '' and x ~= '0' and redis.call('EXISTS', key) == 1 then
-    redis.call('HINCRBYFLOAT', key, field, x)
-  end
-end
-local function addi(key, field, n)
-  if key ~= '' and n ~= 0 and redis.call('EXISTS', key) == 1 then
-    redis.call('HINCRBY', key, field, n)
-  end
-end
-local function ensure(key, ttl)
-  if key ~= '' and redis.call('EXISTS', key) == 0 then
-    redis.call('HSET', key, 's', 0)
-    redis.call('PEXPIRE', key, ttl)
-  end
-end
--- settle applies the settlement of lease tok once: 1 when it did, 0 when it was settled before.
-local function settle(lx, ls, tok, l, sent, c, n)
-  if redis.call('ZREM', lx, tok) == 1 then
-    addf(l.b, 'r', neg(l.c)); addi(l.q, 'r', -l.n)
-  elseif redis.call('ZREM', ls, tok) == 1 then
-    addf(l.b, 's', neg(l.c)); addi(l.q, 's', -l.n)
-  else
-    return 0
-  end
-  if sent then addf(l.b, 's', c); addi(l.q, 's', n) end
-  return 1
-end
-local function sweep(lx, ls, now)
-  local dead = redis.call('ZRANGEBYSCORE', lx, '-inf', now, 'LIMIT', 0, 64)
-  for _, tok in ipairs(dead) do
-    local l = cjson.decode(tok)
-    addf(l.b, 'r', neg(l.c)); addf(l.b, 's', l.c)
-    addi(l.q, 'r', -l.n); addi(l.q, 's', l.n)
-    redis.call('ZREM', lx, tok)
-    redis.call('ZADD', ls, now, tok)
-  end
-  if #dead > 0 then
-    redis.call('ZREMRANGEBYSCORE', ls, '-inf', now - 3600000)
-    redis.call('PEXPIRE', ls, 86400000)
-  end
-end
-`
+// The scripts run atomically on the server; each is one round trip (EVALSHA) on keys of
+// one slot: the block script on the tenant's figures (all under the prefix, one hash tag in
+// a cluster), the others on a single key each.
+//
+// A figure key (a budget day or a quota period) is a hash: s (spent), r (reserved by the
+// blocks replicas hold), x (present when the figures were lost: no block is granted from it
+// any more), and one field kID per block, "GRANTED SPENT SWEPT": what Redis granted the
+// block in all, what its holder last reported spent, and 1 once it was charged as spent.
+// The zset bx scores every live block "ID|KEY" by its expiry; every run of the block script
+// charges expired blocks as spent in full. The epoch key E (it outlives every figure key) is "CREATED:LOSTAT" (ms): a
+// replica that knew an epoch and finds E gone, or re-created without LOSTAT, knows Redis
+// lost its figures.
 
-// Admit: KEYS lx, ls, cache, request, hold, budget, quota (the placeholder key when unused).
-// ARGV now(ms), deadline(server µs, 0 none), engine, token, credits, daily, chars, quota,
-// lease expiry(ms), request window(ms), budget ttl(ms), quota ttl(ms), quota period end(ms),
-// placeholder key.
-// Reply {code, value, budget spent, budget reserved, quota spent, quota reserved, until(ms),
-// server time(µs)}; codes below.
-const luaAdmit = luaCommon + `
+// Block: KEYS figure key, bx, E. ARGV now(ms), deadline(server µs, 0 none), known epoch,
+// block id ("" none), spent (cumulative), add (wanted), need, want (demandWindow of demand),
+// limit, block expiry(ms), key ttl(ms), period start(ms), mode ('r' renew and refill, 'x'
+// return), id for a new block, unit (the replica's call size), the block's free part now.
+// Reply {code, id, granted, reported, s, r, server time(µs), epoch}; {codeLate, server time} when late.
+const luaBlock = `
 local t = redis.call('TIME')
 local srv = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local dl = tonumber(ARGV[2])
-if dl > 0 and srv > dl then return {6, '', '0', '0', 0, 0, 0, srv} end
-local none = ARGV[14]
-local function reply(code, v, untilms)
-  local b = redis.call('HMGET', KEYS[6], 's', 'r')
-  local q = {false, false}
-  if KEYS[7] ~= none then q = redis.call('HMGET', KEYS[7], 's', 'r') end
-  return {code, v, b[1] or '0', b[2] or '0', tonumber(q[1]) or 0, tonumber(q[2]) or 0, untilms, srv}
-end
+if dl > 0 and srv > dl then return {6, srv} end
+local K, bx, E = KEYS[1], KEYS[2], KEYS[3]
 local now = tonumber(ARGV[1])
-sweep(KEYS[1], KEYS[2], now)
-if KEYS[3] ~= none then
-  local v = redis.call('GET', KEYS[3])
-  if v then return reply(1, v, 0) end
+local function f(x) return string.format('%.17g', x) end
+local function rec(k, id)
+  local v = redis.call('HGET', k, 'k' .. id)
+  if not v then return nil end
+  local g, sp, sw = string.match(v, '^(%S+) (%S+) (%S+)$')
+  return tonumber(g), tonumber(sp), sw == '1'
 end
-local engine = ARGV[3]
-if KEYS[4] ~= none then
-  local all = redis.call('HGETALL', KEYS[4])
-  local mine = false
-  for i = 1, #all, 2 do
-    local v = all[i + 1]
-    if string.sub(v, 1, 1) == 'T' then return reply(2, v, 0) end
-    if all[i] == engine then mine = v end
+local function fig(k)
+  local v = redis.call('HMGET', k, 's', 'r')
+  return tonumber(v[1]) or 0, tonumber(v[2]) or 0
+end
+-- the epoch: detect lost figures
+local known = ARGV[3]
+local e = redis.call('GET', E)
+local lost = false
+if known ~= '' and (not e or (e ~= known and string.match(e, ':0$'))) then
+  e = ARGV[1] .. ':' .. ARGV[1]
+  redis.call('SET', E, e)
+  lost = true
+elseif not e then
+  e = ARGV[1] .. ':0'
+  redis.call('SET', E, e)
+end
+if redis.call('PTTL', E) < tonumber(ARGV[11]) then redis.call('PEXPIRE', E, ARGV[11]) end
+local lostAt = tonumber(string.match(e, ':(%d+)$')) or 0
+-- sweep: expired blocks are charged as spent in full
+local dead = redis.call('ZRANGEBYSCORE', bx, '-inf', now, 'LIMIT', 0, 64)
+for _, m in ipairs(dead) do
+  local id, k = string.match(m, '^([^|]*)|(.*)$')
+  local g, sp, sw = rec(k, id)
+  if g and not sw then
+    local s, r = fig(k)
+    redis.call('HSET', k, 's', f(s + g - sp), 'r', f(math.max(r - (g - sp), 0)), 'k' .. id, f(g) .. ' ' .. f(g) .. ' 1')
   end
-  if mine then return reply(2, mine, 0) end
+  redis.call('ZREM', bx, m)
 end
-local h = redis.call('GET', KEYS[5])
-if h then return reply(5, h, 0) end
-local daily = tonumber(ARGV[6])
-if daily > 0 then
-  local b = redis.call('HMGET', KEYS[6], 's', 'r')
-  if (tonumber(b[1]) or 0) + (tonumber(b[2]) or 0) + tonumber(ARGV[5]) > daily + 1e-9 then
-    return reply(3, '', 0)
+if redis.call('EXISTS', K) == 0 then
+  redis.call('HSET', K, 's', 0, 'r', 0)
+  redis.call('PEXPIRE', K, ARGV[11])
+  if lostAt > tonumber(ARGV[12]) then lost = true end
+end
+if lost then redis.call('HSET', K, 'x', 1) end
+local s, r = fig(K)
+if redis.call('HEXISTS', K, 'x') == 1 then
+  return {7, '', '0', '0', f(s), f(r), srv, e}
+end
+local id = ARGV[4]
+local S = tonumber(ARGV[5])
+local g, sp, sw = nil, 0, false
+if id ~= '' then g, sp, sw = rec(K, id) end
+if g and not sw then
+  local d = S - sp
+  if d > 0 then
+    s = s + d
+    r = math.max(r - math.min(d, g - sp), 0)
+    sp = S
+    if S > g then g = S end
   end
+else
+  if g then redis.call('HDEL', K, 'k' .. id) end
+  id = ARGV[14]
+  g, sp = 0, 0
 end
-local chars = tonumber(ARGV[7])
-if KEYS[7] ~= none then
-  local q = redis.call('HMGET', KEYS[7], 's', 'r')
-  if (tonumber(q[1]) or 0) + (tonumber(q[2]) or 0) + chars > tonumber(ARGV[8]) then
-    return reply(4, '', tonumber(ARGV[13]))
-  end
+if ARGV[13] == 'x' then
+  r = math.max(r - (g - sp), 0)
+  redis.call('HSET', K, 's', f(s), 'r', f(r))
+  redis.call('HDEL', K, 'k' .. id)
+  redis.call('ZREM', bx, id .. '|' .. K)
+  return {0, '', '0', '0', f(s), f(r), srv, e}
 end
-if KEYS[4] ~= none then
-  redis.call('HSET', KEYS[4], engine, '')
-  if redis.call('PTTL', KEYS[4]) < 0 then redis.call('PEXPIRE', KEYS[4], ARGV[10]) end
+local L = tonumber(ARGV[9])
+local add, need, want = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
+local mine = g - sp
+local others = math.max(r - mine, 0)
+local share = L - s
+if want + others > 0 then share = (L - s) * want / (want + others) end
+local grant = math.min(add, share - mine)
+grant = math.max(grant, need)
+grant = math.min(grant, L - s - r)
+-- whole calls: the block's free part a multiple of the replica's call size, so that blocks
+-- do not strand fractions of a call between replicas at the end of a period
+local unit, have = tonumber(ARGV[15]), tonumber(ARGV[16])
+if unit > 0 and grant > 0 then
+  local aligned = math.floor((have + grant) / unit + 1e-9) * unit - have
+  if aligned >= need and aligned >= 0 then grant = aligned end
 end
-redis.call('HINCRBYFLOAT', KEYS[6], 'r', ARGV[5])
-redis.call('PEXPIRE', KEYS[6], ARGV[11])
-if KEYS[7] ~= none then
-  redis.call('HINCRBY', KEYS[7], 'r', chars)
-  redis.call('PEXPIRE', KEYS[7], ARGV[12])
-end
-redis.call('ZADD', KEYS[1], ARGV[9], ARGV[4])
-redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[9]) - now + 86400000)
-return reply(0, '', 0)
+if grant < 0 then grant = 0 end
+g = g + grant
+r = r + grant
+redis.call('HSET', K, 's', f(s), 'r', f(r), 'k' .. id, f(g) .. ' ' .. f(sp) .. ' 0')
+redis.call('PEXPIRE', K, ARGV[11])
+redis.call('ZADD', bx, ARGV[10], id .. '|' .. K)
+redis.call('PEXPIRE', bx, tonumber(ARGV[10]) - now + 86400000)
+return {0, id, f(g), f(sp), f(s), f(r), srv, e}
 `
 
-// Reply codes of the Admit script.
+// Reply codes of the scripts.
 const (
 	codeGranted = iota
 	codeCached
@@ -131,70 +132,55 @@ const (
 	codeQuota
 	codeHold
 	codeLate // the call arrived after its caller gave up: nothing done
+	codeLost // the figures were lost: no block is granted from them
 )
 
-// Settle: KEYS lx, ls, cache. ARGV token, sent(0/1), credits, chars, answer, cache ttl(ms),
-// placeholder key. Reply 1 when it settled, 0 when the lease was settled before.
-const luaSettle = luaCommon + `
-local tok = ARGV[1]
-local l = cjson.decode(tok)
-local done = settle(KEYS[1], KEYS[2], tok, l, ARGV[2] == '1', ARGV[3], tonumber(ARGV[4]))
-local a = ARGV[5]
-if a ~= '' and l.r ~= '' and redis.call('EXISTS', l.r) == 1 then redis.call('HSET', l.r, l.e, a) end
-if string.sub(a, 1, 1) == 'T' and KEYS[3] ~= ARGV[7] and tonumber(ARGV[6]) > 0 then
-  redis.call('SET', KEYS[3], a, 'PX', ARGV[6])
+// Request: KEYS the request id's key. ARGV engine, request window(ms). Claims the id for
+// the engine unless an answer or a call of it is known. Reply {code, value}: codeGranted
+// (claimed), or codePrior with the first text answer, or this engine's own entry.
+const luaRequest = `
+local all = redis.call('HGETALL', KEYS[1])
+local mine = false
+for i = 1, #all, 2 do
+  local v = all[i + 1]
+  if string.sub(v, 1, 1) == 'T' then return {2, v} end
+  if all[i] == ARGV[1] then mine = v end
 end
-return done
+if mine then return {2, mine} end
+redis.call('HSET', KEYS[1], ARGV[1], '')
+if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return {0, ''}
 `
 
-// Push applies what a Client did while Redis was unreachable, in this order: adopt local
-// leases still in flight as Redis leases ("a"), settle leases ("s"), add spend made from the
-// local share ("l"), holds ("h") and request-id answers ("r"). Ops "a" and "l" carry a guard
-// key so a push that timed out and is sent again applies them once; the others are
-// idempotent. KEYS lx, ls. ARGV the ops as a JSON array.
-const luaPush = luaCommon + `
-local function once(g)
-  return redis.call('SET', g, '1', 'NX', 'PX', 3600000)
+// Answer: KEYS the request id's key. ARGV engine, answer, ttl(ms) when it must be created
+// (a claim made while Redis was unreachable; 0: only while the key exists).
+const luaAnswer = `
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  if tonumber(ARGV[3]) <= 0 then return 0 end
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  return 1
 end
-local ops = cjson.decode(ARGV[1])
-for _, o in ipairs(ops) do
-  if o.o == 'a' then
-    if once(o.g) then
-      local l = cjson.decode(o.t)
-      ensure(l.b, o.bt); ensure(l.q, o.qt)
-      addf(l.b, 'r', l.c); addi(l.q, 'r', l.n)
-      redis.call('ZADD', KEYS[1], o.x, o.t)
-      redis.call('PEXPIRE', KEYS[1], 86400000 + o.lt)
-      if l.r ~= '' and o.rt > 0 then
-        redis.call('HSETNX', l.r, l.e, '')
-        if redis.call('PTTL', l.r) < 0 then redis.call('PEXPIRE', l.r, o.rt) end
-      end
-    end
-  elseif o.o == 's' then
-    settle(KEYS[1], KEYS[2], o.t, cjson.decode(o.t), o.x == 1, o.c, o.n)
-  elseif o.o == 'l' or o.o == 'm' then
-    if once(o.g) then
-      ensure(o.k, o.kt)
-      if o.o == 'l' then addf(o.k, 's', o.c) else addi(o.k, 's', o.n) end
-    end
-  elseif o.o == 'h' then
-    local h = redis.call('GET', o.k)
-    local u = h and tonumber(string.match(h, ':(%d+)$'))
-    if not (u and u >= o.u) then redis.call('SET', o.k, o.v, 'PX', o.p) end
-  elseif o.o == 'r' then
-    redis.call('HSET', o.k, o.e, o.a)
-    if redis.call('PTTL', o.k) < 0 then redis.call('PEXPIRE', o.k, o.p) end
-  end
-end
-return #ops
+if ARGV[2] == '' then redis.call('HSETNX', KEYS[1], ARGV[1], '') else redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
+return 1
 `
 
-type scripts struct{ admit, settle, push *redis.Script }
+// Hold: KEYS the hold key. ARGV "KIND:UNTILMS", until(ms), ttl(ms). A hold never shortens a
+// longer one.
+const luaHold = `
+local h = redis.call('GET', KEYS[1])
+local u = h and tonumber(string.match(h, ':(%d+)$'))
+if not (u and u >= tonumber(ARGV[2])) then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3]) end
+return 1
+`
+
+type scripts struct{ block, request, answer, hold *redis.Script }
 
 func newScripts() scripts {
 	return scripts{
-		admit:  redis.NewScript(luaAdmit),
-		settle: redis.NewScript(luaSettle),
-		push:   redis.NewScript(luaPush),
+		block:   redis.NewScript(luaBlock),
+		request: redis.NewScript(luaRequest),
+		answer:  redis.NewScript(luaAnswer),
+		hold:    redis.NewScript(luaHold),
 	}
 }
