@@ -15,9 +15,9 @@ import (
 // after it. Implementations must:
 //
 //   - be safe for concurrent use;
-//   - return within ctx, which the Client bounds to a short timeout of its own, and serve
-//     from a local share of what remains when the shared state cannot be reached, never
-//     more than that share; an error from Admit or Settle means the Store could decide
+//   - return within ctx, which the Client bounds to a short timeout of its own, and spend
+//     only what it leased ahead (redisstore's blocks) when the shared state cannot be
+//     reached, never more; an error from Admit or Settle means the Store could decide
 //     nothing at all, and the Client then refuses the call (it never spends blind);
 //   - make Admit all-or-nothing: a refused admission reserves nothing;
 //   - count a lease that is never settled (its holder died) as spent once LeaseTTL has
