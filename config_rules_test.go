@@ -115,6 +115,8 @@ func routingRules() []newRule {
 		{opts: routingOpts(RoutingPolicy{HealthEvery: -1}), newMsg: "config: RoutingPolicy.HealthEvery must not be negative", json: `"routing":{"health_every":"-1s"}`, path: "routing.health_every: must not be negative"},
 		{opts: routingOpts(RoutingPolicy{LegalMinQuality: 101}), newMsg: "config: RoutingPolicy.LegalMinQuality must be within 0..100", json: `"routing":{"legal_min_quality":101}`, path: "routing.legal_min_quality: must be within 0..100"},
 		{opts: routingOpts(RoutingPolicy{ChatMaxLatency: -1}), newMsg: "config: RoutingPolicy.ChatMaxLatency must not be negative", json: `"routing":{"chat_max_latency":"-1s"}`, path: "routing.chat_max_latency: must not be negative"},
+		{opts: routingOpts(RoutingPolicy{PeakHours: make([]Window, 25)}), newMsg: "config: RoutingPolicy.PeakHours must have at most 24 windows",
+			json: `"routing":{"peak_hours":[` + strings.Repeat(`{"from":"1h"},`, 24) + `{"from":"1h"}]}`, path: "routing.peak_hours: must have at most 24 windows"},
 	}
 }
 
@@ -217,6 +219,8 @@ func limitRule(typ, field string, l limit, x float64) newRule {
 		opt = WithBudget(set(&Budget{}).(Budget))
 	case "Profile":
 		opt, prefix = WithEngine(&cfgEngine{name: "b"}, set(&Profile{}).(Profile)), "config: WithEngine[1].Profile."
+	case "Window":
+		opt, prefix = WithRouting(RoutingPolicy{PeakHours: []Window{set(&Window{}).(Window)}}), "config: RoutingPolicy.PeakHours[0]."
 	default:
 		panic("limitRules: no option for " + typ)
 	}
@@ -229,9 +233,12 @@ func limitRule(typ, field string, l limit, x float64) newRule {
 	}
 	msg := "must be within " + l.String(f.Type == durationType)
 	r := newRule{opts: []Option{opt}, newMsg: prefix + field + " " + msg}
-	if typ == "Profile" {
+	switch typ {
+	case "Window":
+		r.json, r.path = `"routing":{"peak_hours":[{"`+snake(field)+`":`+val+`}]}`, "routing.peak_hours[0]."+snake(field)+": "+msg
+	case "Profile":
 		r.prof, r.json, r.path = true, `"`+snake(field)+`":`+val, "engines[1].profile."+snake(field)+": "+msg
-	} else {
+	default:
 		r.json, r.path = `"`+section+`":{"`+snake(field)+`":`+val+`}`, section+"."+snake(field)+": "+msg
 		if typ == "BreakerPolicy" && field != "MinCalls" {
 			r.json = `"breaker":{"min_calls":1,"` + snake(field) + `":` + val + `}`
@@ -244,7 +251,7 @@ func limitRule(typ, field string, l limit, x float64) newRule {
 var settingTypes = map[string]reflect.Type{"Config": reflect.TypeFor[Config](), "CacheConfig": reflect.TypeFor[CacheConfig](),
 	"RetryPolicy": reflect.TypeFor[RetryPolicy](), "BreakerPolicy": reflect.TypeFor[BreakerPolicy](),
 	"RoutingPolicy": reflect.TypeFor[RoutingPolicy](), "ProbePolicy": reflect.TypeFor[ProbePolicy](),
-	"Budget": reflect.TypeFor[Budget](), "Profile": reflect.TypeFor[Profile]()}
+	"Budget": reflect.TypeFor[Budget](), "Profile": reflect.TypeFor[Profile](), "Window": reflect.TypeFor[Window]()}
 
 // limitField is the field a key of limits names ("Profile.Quality").
 func limitField(key string) reflect.StructField {
@@ -346,7 +353,8 @@ func rulesInSource(t *testing.T) []string {
 				if strings.HasPrefix(key, "Config.") || strings.HasPrefix(key, "CacheConfig.") {
 					continue // WithDeadline's and WithCache's own messages: topLevelRules
 				}
-				inSource = append(inSource, key+" must be within "+l.String(limitField(key).Type == durationType))
+				rule := key + " must be within " + l.String(limitField(key).Type == durationType)
+				inSource = append(inSource, strings.Replace(rule, "Window.", "RoutingPolicy.PeakHours[0].", 1))
 			}
 		}
 		if f == "options.go" {

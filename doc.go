@@ -58,6 +58,16 @@
 // engine's request rate nears its RateLimit
 // (or Profile.SafeRate) its weight falls (the traffic gate), before anything fails.
 //
+// Three more rules of the seeds move weight. An engine with a Profile.Quota and 20% or less
+// of it left has its weight multiplied by left/(20% of Quota), so traffic moves to the others
+// before it runs out (two equal engines: 50/50 down to 20% left, 43/57 at 15%, 20/80 at 5%).
+// A StyleFormal or StyleCasual request adds 10 score points to engines that can restyle
+// (Profile.Restyles; engines/openai's Profile sets it): at the default temperature such an
+// engine takes about 60% of the traffic of an otherwise equal one. Within
+// RoutingPolicy.PeakHours (UTC windows), and with RoutingPolicy.FreeWhenBusy while the traffic
+// gate of every paid engine is closing, normal-priority requests go to free engines first, and
+// to paid ones only when no free engine can serve, as past Budget.EconomyAt.
+//
 // An engine whose key the vendor refused (KindUnauthorized, after the adapter re-read its
 // key once) is set aside: no traffic. A key check, one probe a minute on it alone while
 // requests flow (60 refused vendor requests an hour while the key stays refused), brings it
@@ -171,6 +181,9 @@
 //	translate.chars                      {char}        counter    [engine]
 //	translate.routing.decision.duration  s             histogram  (one decision in 16 is timed)
 //	translate.quota.left                 {char}        gauge      [engine] (no series when unlimited)
+//	translate.switches                   {switch}      counter    [engine] (the engine left for another)
+//	translate.request.attempts           {attempt}     histogram  (engine calls per request not answered by the cache)
+//	translate.request.cost               {credit}      histogram  (credits per request an engine answered)
 //
 // Fresh cache hits read no clock, so they are counted in translate.requests but have no
 // translate.request.duration. cache_hit is true for every answer made without an engine call: a fresh cache entry, an

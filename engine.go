@@ -265,6 +265,10 @@ type Profile struct {
 	// "*-de/legal", "*-de", "en-*/legal", "en-*"; then SceneQuality, then Quality. A request
 	// that detects its source matches only "*-" keys. nil means none.
 	PairQuality map[string]float64
+	// Restyles says the engine can translate in a register (Request.Style), as language
+	// models can: Formal and Casual requests prefer it, by styleBonus (10 score points; see
+	// Routing in the package doc). false (the default) means it ignores Style.
+	Restyles bool
 }
 
 // itoa avoids strconv in String methods of tiny enums.

@@ -30,3 +30,24 @@ func SetLatencyForTest(c *Client, name string, d time.Duration) {
 	c.rebuildView(e, &nv)
 	e.view.Store(&nv)
 }
+
+// SharesForTest returns each engine's share of req's traffic at the first stage of its plan
+// (the pinned engine aside): its weight over the candidates' total.
+func SharesForTest(c *Client, req Request) map[string]float64 {
+	var r request
+	now := c.now()
+	if err := c.prepare(&req, &r, now); err != nil {
+		panic(err)
+	}
+	p := planFor(&r)
+	cands := c.filter(&r, &set{}, p.stages[0], now, nil)
+	sum := 0.0
+	for _, cd := range cands {
+		sum += cd.w
+	}
+	out := map[string]float64{}
+	for _, cd := range cands {
+		out[r.s.engines[cd.i].name] = cd.w / sum
+	}
+	return out
+}

@@ -122,6 +122,9 @@ type observer struct {
 	quotaLeft      metric.Int64ObservableGauge
 	configRejected metric.Int64Counter
 	hedges         metric.Int64Counter
+	switches       metric.Int64Counter
+	reqAttempts    metric.Int64Histogram
+	reqCost        metric.Float64Histogram
 	quotaReg       metric.Registration
 
 	req       [numOutcomes][2][2]measureOpts // outcome, cache_hit, degraded
@@ -180,6 +183,8 @@ func (ob *observer) initTracing(tp trace.TracerProvider) {
 var (
 	latencyBuckets  = metric.WithExplicitBucketBoundaries(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
 	decisionBuckets = metric.WithExplicitBucketBoundaries(1e-7, 2.5e-7, 5e-7, 1e-6, 2.5e-6, 5e-6, 1e-5, 2.5e-5, 5e-5, 1e-4, 1e-3)
+	attemptsBuckets = metric.WithExplicitBucketBoundaries(1, 2, 3, 4, 5, 6, 8, 10)
+	costBuckets     = metric.WithExplicitBucketBoundaries(0, 1e-5, 1e-4, 1e-3, 0.01, 0.1, 1, 10)
 )
 
 // initInstruments creates every instrument.
@@ -209,6 +214,13 @@ func (ob *observer) initInstruments(m metric.Meter) error {
 	var err error
 	ob.credits, err = m.Float64Counter("translate.cost", metric.WithUnit("{credit}"),
 		metric.WithDescription("Credits charged for engine calls, by engine."))
+	errs = append(errs, err)
+	counter(&ob.switches, "translate.switches", "{switch}", "Switches from one engine to another within a request (failover or hedging), by the engine left.")
+	ob.reqAttempts, err = m.Int64Histogram("translate.request.attempts", metric.WithUnit("{attempt}"),
+		metric.WithDescription("Engine calls per request not answered by the cache."), attemptsBuckets)
+	errs = append(errs, err)
+	ob.reqCost, err = m.Float64Histogram("translate.request.cost", metric.WithUnit("{credit}"),
+		metric.WithDescription("Credits charged per request answered by an engine."), costBuckets)
 	errs = append(errs, err)
 	ob.quotaLeft, err = m.Int64ObservableGauge("translate.quota.left", metric.WithUnit("{char}"),
 		metric.WithDescription("Standard characters left in the engine's quota period; engines without a quota have no series."))
@@ -312,6 +324,7 @@ func (o *observer) requestEnd(ctx context.Context, span trace.Span, r *request, 
 	if d > 0 || !hit { // a fresh cache hit reads no clock: it has no duration to record
 		o.requestDur.Record(ctx, d.Seconds(), set.rec...)
 	}
+	o.calls(ctx, r, res, err)
 	if span != nil {
 		if span.IsRecording() {
 			attrs := make([]attribute.KeyValue, 0, 10)
@@ -347,6 +360,33 @@ func (o *observer) requestEnd(ctx context.Context, span trace.Span, r *request, 
 			attrs = append(attrs, slog.String("engine", res.Engine))
 		}
 		o.log.LogAttrs(ctx, slog.LevelDebug, "translate: request", attrs...)
+	}
+}
+
+// calls records the engine calls of a request not answered by the cache: how many, what
+// they cost (when an engine answered), and each switch from one engine to the next.
+func (o *observer) calls(ctx context.Context, r *request, res *Result, err error) {
+	var atts []Attempt
+	if res != nil && res.FromCache {
+		return
+	}
+	if res != nil {
+		atts = res.Attempts
+		o.reqCost.Record(ctx, res.Cost, o.noAttrs.rec...)
+	} else if ae := (*Error)(nil); errors.As(err, &ae) {
+		atts = ae.Attempts
+	}
+	o.reqAttempts.Record(ctx, int64(len(atts)), o.noAttrs.rec...)
+	for i := 1; i < len(atts); i++ {
+		if from := atts[i-1].Engine; atts[i].Engine != from {
+			set := o.noAttrs.add
+			if r.s != nil {
+				if e := r.s.byName[from]; e != nil {
+					set = e.tel.engine.add
+				}
+			}
+			o.switches.Add(ctx, 1, set...)
+		}
 	}
 }
 

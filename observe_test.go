@@ -155,6 +155,10 @@ func values(ms map[string]metricdata.Metrics) map[string]float64 {
 			for _, p := range d.DataPoints {
 				out[name+"{"+attrKey(p.Attributes)+"}"] = float64(p.Count)
 			}
+		case metricdata.Histogram[int64]:
+			for _, p := range d.DataPoints {
+				out[name+"{"+attrKey(p.Attributes)+"}"] = float64(p.Count)
+			}
 		default:
 			panic(fmt.Sprintf("metric %s: unexpected data %T", name, m.Data))
 		}
@@ -245,6 +249,7 @@ var metricUnits = map[string]string{
 	"translate.attempts": "{attempt}", "translate.attempt.duration": "s",
 	"translate.cost": "{credit}", "translate.chars": "{char}",
 	"translate.routing.decision.duration": "s", "translate.quota.left": "{char}",
+	"translate.request.attempts": "{attempt}", "translate.request.cost": "{credit}",
 }
 
 // successMetrics are the metric values (see values) after "hello" is served by a, at 20
@@ -258,6 +263,8 @@ var successMetrics = map[string]float64{
 	"translate.chars{engine=a}":                                             5,
 	"translate.routing.decision.duration{}":                                 1, // the first decision is timed
 	"translate.quota.left{engine=a}":                                        995,
+	"translate.request.attempts{}":                                          1, // a histogram: its count
+	"translate.request.cost{}":                                              1,
 }
 
 // successLogs are the log records (see records) of "hello" served by a.

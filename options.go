@@ -266,6 +266,8 @@ var limits = map[string]limit{
 	"RoutingPolicy.HealthEvery":     {float64(100 * time.Millisecond), float64(time.Hour), true},
 	"RoutingPolicy.LegalMinQuality": {0, 100, false},
 	"RoutingPolicy.ChatMaxLatency":  {1, float64(time.Hour), true},
+	"Window.From":                   {0, float64(24 * time.Hour), false},
+	"Window.To":                     {0, float64(24 * time.Hour), false},
 	"ProbePolicy.Interval":          {float64(time.Second), float64(24 * time.Hour), true},
 	"ProbePolicy.Failures":          {1, 100, true},
 	"Profile.Quality":               {0, 100, false},

@@ -447,13 +447,26 @@ func (c *Client) filter(r *request, tried *set, s stage, now int64, dst []candid
 		doubt := !e.calm(now, d.scene) || !d.fits(e, v) || !e.langs.Has(d.tgt) || !e.langs.Has(d.src) ||
 			e.unsupported.any.Load()
 		doubts += b2i(doubt)
-		out[n] = candidate{w: v.weight[d.scene] * e.pairFactor(d.src, d.tgt, d.scene), i: int32(i), canary: e.canary, doubt: doubt}
+		out[n] = candidate{w: e.weightFor(v, r, now), i: int32(i), canary: e.canary, doubt: doubt}
 		n++
 	}
 	if doubts > 0 {
 		n = c.judge(r, out[:n], now, frac)
 	}
 	return dst[:start+n]
+}
+
+// weightFor is e's weight for r: its scene's weight, times its pair's factor, times
+// exp(styleBonus/T) for a Formal or Casual request when it restyles, times quotaWeight.
+func (e *engine) weightFor(v *view, r *request, now int64) float64 {
+	w := v.weight[r.Scene] * e.pairFactor(r.srcID, r.tgt.ID, r.Scene)
+	if r.Style != StyleDefault {
+		w *= v.restyle
+	}
+	if e.quotaLimited {
+		w *= quotaWeight(e.q.Left(now), e.prof.Quota)
+	}
+	return w
 }
 
 // judge asks exclude about the candidates taken in doubt: it drops those left out, marks

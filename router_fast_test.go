@@ -160,7 +160,7 @@ func filterByExclude(c *Client, r *request, tried *set, s stage, now int64) []ca
 			continue
 		}
 		if why, trial := c.exclude(e, v, r, now, frac); why == reasonNone {
-			out = append(out, candidate{w: v.weight[r.Scene], i: int32(i), trial: trial, canary: e.canary})
+			out = append(out, candidate{w: e.weightFor(v, r, now), i: int32(i), trial: trial, canary: e.canary})
 		}
 	}
 	return out

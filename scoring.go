@@ -56,6 +56,59 @@ type RoutingPolicy struct {
 	// ChatMaxLatency is the recent (EWMA) latency above which an engine is not used for
 	// SceneChat, 1ns..1h; 0 means 3s.
 	ChatMaxLatency time.Duration
+	// PeakHours are the peak windows (UTC) during which normal-priority requests go to free
+	// engines first, paid engines only when no free one can serve (as past Budget.EconomyAt);
+	// at most 24 windows. nil means none.
+	PeakHours []Window
+	// FreeWhenBusy sends normal-priority requests to free engines first also while the
+	// traffic gate of every paid engine of the normal pool is closing (its recent rate past
+	// 70% of its SafeRate). false (the default) means only PeakHours and the budget do.
+	FreeWhenBusy bool
+}
+
+// Window is a span of the UTC day, from From up to (not including) To; a From later than
+// To wraps past midnight (22h..6h), and From equal to To is empty.
+type Window struct {
+	From time.Duration // time of day, 0s..24h
+	To   time.Duration // time of day, 0s..24h
+}
+
+// maxPeakWindows bounds RoutingPolicy.PeakHours.
+const maxPeakWindows = 24
+
+// has reports whether the time of day d (0..24h) falls in w.
+func (w Window) has(d time.Duration) bool {
+	if w.From <= w.To {
+		return d >= w.From && d < w.To
+	}
+	return d >= w.From || d < w.To
+}
+
+// peak reports whether normal-priority requests go to free engines first at now (unix
+// nanos): within one of PeakHours, or, with FreeWhenBusy, while every paid engine's traffic
+// gate is closing.
+func (s *setup) peak(now int64) bool {
+	rp := &s.routing
+	day := int64(24 * time.Hour)
+	tod := time.Duration((now%day + day) % day) // the UTC time of day: Unix time has no leap seconds
+	for _, w := range rp.PeakHours {
+		if w.has(tod) {
+			return true
+		}
+	}
+	if !rp.FreeWhenBusy {
+		return false
+	}
+	paid := 0
+	for _, e := range s.engines {
+		if v := e.view.Load(); !e.free && !e.fallbackOnly(v) {
+			if v.gate >= 1 {
+				return false
+			}
+			paid++
+		}
+	}
+	return paid > 0
 }
 
 // DefaultTemperature splits traffic about 70/30 between scores 90 and 70.
@@ -86,6 +139,14 @@ func (p RoutingPolicy) withDefaults() RoutingPolicy {
 func (p RoutingPolicy) validate() error {
 	if p.Weights != (Weights{}) {
 		if err := p.Weights.validate(); err != nil {
+			return err
+		}
+	}
+	if len(p.PeakHours) > maxPeakWindows {
+		return configError("RoutingPolicy.PeakHours", "must have at most 24 windows")
+	}
+	for i, w := range p.PeakHours {
+		if err := checkLimits("RoutingPolicy.PeakHours["+strconv.Itoa(i)+"].", w); err != nil {
 			return err
 		}
 	}
@@ -159,6 +220,24 @@ const initialLatency = 300 * time.Millisecond
 // ewmaAlpha weights the newest fold's mean latency in the EWMA.
 const ewmaAlpha = 0.3
 
+// quotaLow is the share of its quota below which an engine's weight falls (seed 000 §2.2).
+const quotaLow = 0.2
+
+// quotaWeight is what the weight of an engine with a quota is multiplied by: 1 while more
+// than 20% of quota is left, then left/(0.2 x quota), so traffic moves to the others before
+// the quota runs out (at 15% left 0.75, at 5% 0.25).
+func quotaWeight(left, quota int64) float64 {
+	if quota <= 0 || left < 0 {
+		return 1
+	}
+	return min(1, float64(left)/(quotaLow*float64(quota)))
+}
+
+// styleBonus is the score, in points, a Formal or Casual request adds to an engine that
+// restyles (Profile.Restyles): at the default temperature such an engine takes about 60% of
+// the traffic of an otherwise equal one.
+const styleBonus = 10.0
+
 // view is an engine's routing standing, rebuilt at each fold and read lock-free.
 type view struct {
 	avail   float64 // 0..1 over the last healthFolds folds
@@ -172,9 +251,10 @@ type view struct {
 	// plain: the engine's standing and profile leave nothing for exclude to weigh in the
 	// scene (healthy enough or a last resort, the scene's rules met, no quota, not premium);
 	// the request and the engine's live state may still (plainly).
-	plain  [len(sceneNames)]bool
-	stages uint8   // bit s set: the engine belongs to stage s (stage.in; stagePinned aside)
-	gate   float64 // traffic gate factor 0..1
+	plain   [len(sceneNames)]bool
+	stages  uint8   // bit s set: the engine belongs to stage s (stage.in; stagePinned aside)
+	gate    float64 // traffic gate factor 0..1
+	restyle float64 // weight factor for Formal and Casual requests: exp(styleBonus/T), or 1
 }
 
 // foldState is an engine's availability window and pool standing between folds.
@@ -377,6 +457,10 @@ func (c *Client) rebuildView(e *engine, v *view) {
 		v.score[s] = Score(rp.Weights, e.quality[s], 100*v.avail, v.speed, e.cost)
 		v.weight[s] = math.Exp(v.score[s]/rp.Temperature) * v.gate
 		v.sceneOK[s] = true
+	}
+	v.restyle = 1
+	if e.prof.Restyles {
+		v.restyle = math.Exp(styleBonus / rp.Temperature)
 	}
 	v.sceneOK[SceneLegal] = e.quality[SceneLegal] >= rp.LegalMinQuality
 	v.sceneOK[SceneChat] = v.ewma <= rp.ChatMaxLatency

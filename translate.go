@@ -483,6 +483,7 @@ func (c *Client) prepare(req *Request, r *request, now int64) error {
 	if req.Priority != PriorityHigh && !c.budget.Unlimited() {
 		r.economy = max(c.budget.Fraction(now), c.sharedFraction()) >= r.s.economyAt
 	}
+	r.economy = r.economy || (req.Priority != PriorityHigh && r.s.peak(now))
 	return nil
 }
 

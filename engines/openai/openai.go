@@ -209,7 +209,8 @@ func (e *Engine) Name() string { return e.cfg.name }
 // (default 0: unknown), Quality from WithQuality (default 86), MaxChars 4000, MaxTexts from
 // WithMaxTexts (default 20), Timeout 5s plus TimeoutPerKTokens 15s for every 1,000 tokens
 // of the call's texts (language models take longer the more they write: 20s for a 1,000-token
-// segment, within the request's deadline). Set Class to
+// segment, within the request's deadline), and Restyles (the prompt asks for the request's
+// Style, so Formal and Casual requests prefer the engine). Set Class to
 // ClassPremium yourself for expensive models, and RateLimit to your account's limits.
 func (e *Engine) Profile() translate.Profile {
 	return translate.Profile{
@@ -220,6 +221,7 @@ func (e *Engine) Profile() translate.Profile {
 		TimeoutPerKTokens: 15 * time.Second,
 		MaxChars:          4000,
 		MaxTexts:          e.cfg.maxTexts,
+		Restyles:          true, // the prompt asks for the Style's register
 	}
 }
 

@@ -73,7 +73,7 @@ func TestProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := translate.Profile{Quality: 86, Class: translate.ClassStandard, Timeout: 5 * time.Second, TimeoutPerKTokens: 15 * time.Second, MaxChars: 4000, MaxTexts: 20}
+	want := translate.Profile{Quality: 86, Class: translate.ClassStandard, Timeout: 5 * time.Second, TimeoutPerKTokens: 15 * time.Second, MaxChars: 4000, MaxTexts: 20, Restyles: true}
 	if diff := cmp.Diff(want, e.Profile()); diff != "" {
 		t.Errorf("Profile() (-want +got):\n%s", diff)
 	}
