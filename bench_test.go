@@ -91,6 +91,35 @@ func BenchmarkMiss(b *testing.B) {
 	}
 }
 
+// ctxNoop is noop that reads ctx.Done() before it answers, as every HTTP engine does.
+type ctxNoop struct{ noop }
+
+func (n *ctxNoop) Translate(ctx context.Context, _ *translate.EngineRequest) (*translate.EngineResult, error) {
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	default:
+		return n.res, nil
+	}
+}
+
+// BenchmarkMissCtxEngine is BenchmarkMiss with an engine that reads ctx.Done().
+func BenchmarkMissCtxEngine(b *testing.B) {
+	c, err := translate.New(translate.WithSeed(1), translate.WithoutCache(),
+		translate.WithEngine(&ctxNoop{*newNoop()}, translate.Profile{}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.Close() })
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.Translate(ctx, benchReq); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func BenchmarkCacheHitParallel(b *testing.B) {
 	c := benchClient(b)
 	ctx := context.Background()

@@ -29,6 +29,7 @@ type Context struct {
 	observed bool // Done or AfterFunc was asked: somebody may hold the Context
 
 	done atomic.Pointer[chan struct{}] // nil until Done is asked or the context ends
+	ch   chan struct{}                 // Done's channel, once asked: done then points here
 
 	mu         sync.Mutex
 	err        error // set once, when the context ends
@@ -50,6 +51,7 @@ func New(parent context.Context, d time.Time) *Context {
 // parent, ending at d at the latest.
 func (c *Context) Init(parent context.Context, d time.Time) {
 	c.done.Store(nil)
+	c.ch = nil
 	c.err, c.timer, c.stopParent, c.funcs = nil, nil, nil, nil
 	c.parent, c.deadline, c.watched, c.observed = parent, d, false, false
 	if pd, ok := parent.Deadline(); ok && pd.Before(d) {
@@ -81,24 +83,24 @@ func (c *Context) Done() <-chan struct{} {
 	if d := c.done.Load(); d != nil {
 		return *d
 	}
-	ch := make(chan struct{})
-	c.done.Store(&ch)
+	c.ch = make(chan struct{}) // the only allocation of a watched Context's Done
+	c.done.Store(&c.ch)
 	c.observed = true
 	if c.watched {
-		return ch
+		return c.ch
 	}
 	if err := c.parent.Err(); err != nil {
 		c.endLocked(err)
-		return ch
+		return c.ch
 	}
 	left := time.Until(c.deadline)
 	if left <= 0 {
 		c.endLocked(context.DeadlineExceeded)
-		return ch
+		return c.ch
 	}
 	c.timer = time.AfterFunc(left, func() { c.end(context.DeadlineExceeded) })
 	c.stopParent = context.AfterFunc(c.parent, func() { c.end(c.parent.Err()) })
-	return ch
+	return c.ch
 }
 
 // Err returns nil while the context runs; then context.DeadlineExceeded, the parent's
@@ -144,12 +146,20 @@ func (c *Context) AfterFunc(f func()) (stop func() bool) {
 }
 
 // Release ends the context with context.Canceled, if it has not ended, and frees its timer.
-// It reports whether the Context may be set up again with Init: nobody asked for Done (or
-// AfterFunc), so nobody can hold it, and no callback of its can still run.
+// It reports whether the Context may be set up again with Init, once the work it bounds has
+// returned: no callback of its can still run. A Context set up with Init is reusable only if
+// nobody asked for Done (or AfterFunc), so that nobody can hold it; one set up with
+// InitWatched arms nothing, so it is reusable also when Done was asked, unless an AfterFunc
+// was still registered (its function, started now, may read the Context later). A caller
+// whose work did not return (an abandoned call) must not reuse it whatever Release says.
 func (c *Context) Release() (reusable bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	pending := len(c.funcs) > 0
 	c.endLocked(context.Canceled)
+	if c.watched {
+		return !pending
+	}
 	return !c.observed && c.timer == nil && c.stopParent == nil
 }
 
