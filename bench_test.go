@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	lru "github.com/hashicorp/golang-lru/v2"
+
 	"github.com/fanyi-go/translate"
 )
 
@@ -76,6 +78,38 @@ func BenchmarkCacheHit(b *testing.B) {
 	for b.Loop() {
 		if _, err := c.Translate(ctx, benchReq); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// lruKey has the shape of the Client's cache key: the text, the interned source and target
+// ids, scene and style.
+type lruKey struct {
+	text         string
+	src, tgt     int32
+	scene, style int
+}
+
+// BenchmarkLRUGet is golang-lru/v2's Get (its thread-safe Cache) holding one Result: the
+// yardstick for BenchmarkCacheHit. "key" is a key shaped as the Client's cache key,
+// "string" the text alone (the cheapest key golang-lru can have for it).
+func BenchmarkLRUGet(b *testing.B) {
+	b.Run("key", func(b *testing.B) {
+		benchLRUGet(b, lruKey{text: benchReq.Text, src: 1, tgt: 2})
+	})
+	b.Run("string", func(b *testing.B) { benchLRUGet(b, benchReq.Text) })
+}
+
+func benchLRUGet[K comparable](b *testing.B, k K) {
+	c, err := lru.New[K, *translate.Result](10000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c.Add(k, &translate.Result{Text: "hola"})
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := c.Get(k); !ok {
+			b.Fatal("miss")
 		}
 	}
 }
