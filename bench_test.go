@@ -138,9 +138,23 @@ func (n *ctxNoop) Translate(ctx context.Context, _ *translate.EngineRequest) (*t
 }
 
 // BenchmarkMissCtxEngine is BenchmarkMiss with an engine that reads ctx.Done().
-func BenchmarkMissCtxEngine(b *testing.B) {
-	c, err := translate.New(translate.WithSeed(1), translate.WithoutCache(),
-		translate.WithEngine(&ctxNoop{*newNoop()}, translate.Profile{}))
+func BenchmarkMissCtxEngine(b *testing.B) { benchMissWith(b, &ctxNoop{*newNoop()}) }
+
+// deriveNoop derives a context from its own and reads its Done, as net/http does for every
+// request of a client with a Timeout.
+type deriveNoop struct{ noop }
+
+func (n *deriveNoop) Translate(ctx context.Context, r *translate.EngineRequest) (*translate.EngineResult, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	return (&ctxNoop{n.noop}).Translate(ctx, r)
+}
+
+// BenchmarkMissDerivedCtxEngine is BenchmarkMiss with an engine that derives a context.
+func BenchmarkMissDerivedCtxEngine(b *testing.B) { benchMissWith(b, &deriveNoop{*newNoop()}) }
+
+func benchMissWith(b *testing.B, e translate.Engine) {
+	c, err := translate.New(translate.WithSeed(1), translate.WithoutCache(), translate.WithEngine(e, translate.Profile{}))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -12,6 +12,7 @@ package deadline
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,10 +36,15 @@ type Context struct {
 	err        error // set once, when the context ends
 	timer      *time.Timer
 	stopParent func() bool
-	funcs      map[*afterFunc]struct{}
+	funcs      []afterFunc  // registered by AfterFunc, not yet run or stopped
+	fbuf       [2]afterFunc // funcs' first backing array: a derived context costs no map
+	lastID     uint64       // AfterFunc's registrations, never reset: a stale stop finds nothing
 }
 
-type afterFunc struct{ f func() }
+type afterFunc struct {
+	id uint64
+	f  func()
+}
 
 // New returns a Context for parent that ends at d at the latest.
 func New(parent context.Context, d time.Time) *Context {
@@ -52,7 +58,9 @@ func New(parent context.Context, d time.Time) *Context {
 func (c *Context) Init(parent context.Context, d time.Time) {
 	c.done.Store(nil)
 	c.ch = nil
-	c.err, c.timer, c.stopParent, c.funcs = nil, nil, nil, nil
+	c.err, c.timer, c.stopParent = nil, nil, nil
+	c.fbuf = [2]afterFunc{}
+	c.funcs = c.fbuf[:0]
 	c.parent, c.deadline, c.watched, c.observed = parent, d, false, false
 	if pd, ok := parent.Deadline(); ok && pd.Before(d) {
 		c.deadline = pd
@@ -131,18 +139,23 @@ func (c *Context) AfterFunc(f func()) (stop func() bool) {
 		go f()
 		return func() bool { return false }
 	}
-	a := &afterFunc{f: f}
-	if c.funcs == nil {
-		c.funcs = map[*afterFunc]struct{}{}
+	c.lastID++
+	id := c.lastID
+	c.funcs = append(c.funcs, afterFunc{id: id, f: f})
+	return func() bool { return c.stopFunc(id) }
+}
+
+// stopFunc unregisters AfterFunc's registration id and reports whether it was still there.
+func (c *Context) stopFunc(id uint64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range c.funcs {
+		if c.funcs[i].id == id {
+			c.funcs = slices.Delete(c.funcs, i, i+1)
+			return true
+		}
 	}
-	c.funcs[a] = struct{}{}
-	return func() bool {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		_, ok := c.funcs[a]
-		delete(c.funcs, a)
-		return ok
-	}
+	return false
 }
 
 // Release ends the context with context.Canceled, if it has not ended, and frees its timer.
@@ -185,8 +198,9 @@ func (c *Context) endLocked(err error) {
 	if c.stopParent != nil {
 		c.stopParent()
 	}
-	for a := range c.funcs {
+	for _, a := range c.funcs {
 		go a.f()
 	}
-	c.funcs = nil
+	clear(c.funcs)
+	c.funcs = c.funcs[:0]
 }

@@ -157,3 +157,35 @@ func TestWatchedReusableAfterDone(t *testing.T) {
 		t.Fatal("a watched context whose AfterFunc was stopped is not reusable")
 	}
 }
+
+// TestAfterFuncCheap: a context derived from a watched Context (as net/http derives one for
+// every request) costs the Context two allocations, its Done channel and the stop function,
+// and a stale stop from before a reuse finds nothing.
+func TestAfterFuncCheap(t *testing.T) {
+	var c Context
+	f := func() { t.Error("a stopped func ran") }
+	allocs := testing.AllocsPerRun(100, func() {
+		c.InitWatched(context.Background(), time.Now().Add(time.Hour))
+		stop := c.AfterFunc(f)
+		if !stop() {
+			t.Error("stop = false before the end")
+		}
+		if !c.Release() {
+			t.Error("not reusable after its AfterFunc was stopped")
+		}
+	})
+	if allocs > 2 {
+		t.Errorf("InitWatched, AfterFunc, stop, Release: %.1f allocations, want at most 2", allocs)
+	}
+	c.InitWatched(context.Background(), time.Now().Add(time.Hour))
+	stale := c.AfterFunc(func() {})
+	c.Release()
+	c.InitWatched(context.Background(), time.Now().Add(time.Hour))
+	ran := make(chan struct{})
+	c.AfterFunc(func() { close(ran) })
+	if stale() {
+		t.Error("a stop from before the reuse found a registration")
+	}
+	c.Release()
+	<-ran
+}
