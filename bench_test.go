@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	lru "github.com/hashicorp/golang-lru/v2"
+
 	"github.com/fanyi-go/translate"
 )
 
@@ -80,8 +82,83 @@ func BenchmarkCacheHit(b *testing.B) {
 	}
 }
 
+// lruKey has the shape of the Client's cache key: the text, the interned source and target
+// ids, scene and style.
+type lruKey struct {
+	text         string
+	src, tgt     int32
+	scene, style int
+}
+
+// BenchmarkLRUGet is golang-lru/v2's Get (its thread-safe Cache) holding one Result: the
+// yardstick for BenchmarkCacheHit. "key" is a key shaped as the Client's cache key,
+// "string" the text alone (the cheapest key golang-lru can have for it).
+func BenchmarkLRUGet(b *testing.B) {
+	b.Run("key", func(b *testing.B) {
+		benchLRUGet(b, lruKey{text: benchReq.Text, src: 1, tgt: 2})
+	})
+	b.Run("string", func(b *testing.B) { benchLRUGet(b, benchReq.Text) })
+}
+
+func benchLRUGet[K comparable](b *testing.B, k K) {
+	c, err := lru.New[K, *translate.Result](10000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c.Add(k, &translate.Result{Text: "hola"})
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := c.Get(k); !ok {
+			b.Fatal("miss")
+		}
+	}
+}
+
 func BenchmarkMiss(b *testing.B) {
 	c := benchClient(b, translate.WithoutCache())
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.Translate(ctx, benchReq); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// ctxNoop is noop that reads ctx.Done() before it answers, as every HTTP engine does.
+type ctxNoop struct{ noop }
+
+func (n *ctxNoop) Translate(ctx context.Context, _ *translate.EngineRequest) (*translate.EngineResult, error) {
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	default:
+		return n.res, nil
+	}
+}
+
+// BenchmarkMissCtxEngine is BenchmarkMiss with an engine that reads ctx.Done().
+func BenchmarkMissCtxEngine(b *testing.B) { benchMissWith(b, &ctxNoop{*newNoop()}) }
+
+// deriveNoop derives a context from its own and reads its Done, as net/http does for every
+// request of a client with a Timeout.
+type deriveNoop struct{ noop }
+
+func (n *deriveNoop) Translate(ctx context.Context, r *translate.EngineRequest) (*translate.EngineResult, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	return (&ctxNoop{n.noop}).Translate(ctx, r)
+}
+
+// BenchmarkMissDerivedCtxEngine is BenchmarkMiss with an engine that derives a context.
+func BenchmarkMissDerivedCtxEngine(b *testing.B) { benchMissWith(b, &deriveNoop{*newNoop()}) }
+
+func benchMissWith(b *testing.B, e translate.Engine) {
+	c, err := translate.New(translate.WithSeed(1), translate.WithoutCache(), translate.WithEngine(e, translate.Profile{}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.Close() })
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {

@@ -624,8 +624,9 @@ func (s *scratch) take() (*EngineRequest, *deadline.Call, *engineCall) {
 	return &s.req, &s.call, &s.job
 }
 
-// giveBack releases an attempt's context; the scratch stays reusable only if no engine
-// asked for the first attempt's context's Done (it may still hold it and its request).
+// giveBack releases an attempt's context; the scratch stays reusable only if the first
+// attempt's context can hold nothing that runs on (see deadline.Context.Release; an
+// abandoned call makes it not reusable in invoke).
 func (s *scratch) giveBack(dc *deadline.Call) {
 	if reusable := dc.Ctx.Release(); dc == &s.call && !reusable {
 		s.reusable = false

@@ -12,6 +12,7 @@ package deadline
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,15 +30,21 @@ type Context struct {
 	observed bool // Done or AfterFunc was asked: somebody may hold the Context
 
 	done atomic.Pointer[chan struct{}] // nil until Done is asked or the context ends
+	ch   chan struct{}                 // Done's channel, once asked: done then points here
 
 	mu         sync.Mutex
 	err        error // set once, when the context ends
 	timer      *time.Timer
 	stopParent func() bool
-	funcs      map[*afterFunc]struct{}
+	funcs      []afterFunc  // registered by AfterFunc, not yet run or stopped
+	fbuf       [2]afterFunc // funcs' first backing array: a derived context costs no map
+	lastID     uint64       // AfterFunc's registrations, never reset: a stale stop finds nothing
 }
 
-type afterFunc struct{ f func() }
+type afterFunc struct {
+	id uint64
+	f  func()
+}
 
 // New returns a Context for parent that ends at d at the latest.
 func New(parent context.Context, d time.Time) *Context {
@@ -50,7 +57,10 @@ func New(parent context.Context, d time.Time) *Context {
 // parent, ending at d at the latest.
 func (c *Context) Init(parent context.Context, d time.Time) {
 	c.done.Store(nil)
-	c.err, c.timer, c.stopParent, c.funcs = nil, nil, nil, nil
+	c.ch = nil
+	c.err, c.timer, c.stopParent = nil, nil, nil
+	c.fbuf = [2]afterFunc{}
+	c.funcs = c.fbuf[:0]
 	c.parent, c.deadline, c.watched, c.observed = parent, d, false, false
 	if pd, ok := parent.Deadline(); ok && pd.Before(d) {
 		c.deadline = pd
@@ -81,24 +91,24 @@ func (c *Context) Done() <-chan struct{} {
 	if d := c.done.Load(); d != nil {
 		return *d
 	}
-	ch := make(chan struct{})
-	c.done.Store(&ch)
+	c.ch = make(chan struct{}) // the only allocation of a watched Context's Done
+	c.done.Store(&c.ch)
 	c.observed = true
 	if c.watched {
-		return ch
+		return c.ch
 	}
 	if err := c.parent.Err(); err != nil {
 		c.endLocked(err)
-		return ch
+		return c.ch
 	}
 	left := time.Until(c.deadline)
 	if left <= 0 {
 		c.endLocked(context.DeadlineExceeded)
-		return ch
+		return c.ch
 	}
 	c.timer = time.AfterFunc(left, func() { c.end(context.DeadlineExceeded) })
 	c.stopParent = context.AfterFunc(c.parent, func() { c.end(c.parent.Err()) })
-	return ch
+	return c.ch
 }
 
 // Err returns nil while the context runs; then context.DeadlineExceeded, the parent's
@@ -129,27 +139,40 @@ func (c *Context) AfterFunc(f func()) (stop func() bool) {
 		go f()
 		return func() bool { return false }
 	}
-	a := &afterFunc{f: f}
-	if c.funcs == nil {
-		c.funcs = map[*afterFunc]struct{}{}
+	c.lastID++
+	id := c.lastID
+	c.funcs = append(c.funcs, afterFunc{id: id, f: f})
+	return func() bool { return c.stopFunc(id) }
+}
+
+// stopFunc unregisters AfterFunc's registration id and reports whether it was still there.
+func (c *Context) stopFunc(id uint64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range c.funcs {
+		if c.funcs[i].id == id {
+			c.funcs = slices.Delete(c.funcs, i, i+1)
+			return true
+		}
 	}
-	c.funcs[a] = struct{}{}
-	return func() bool {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		_, ok := c.funcs[a]
-		delete(c.funcs, a)
-		return ok
-	}
+	return false
 }
 
 // Release ends the context with context.Canceled, if it has not ended, and frees its timer.
-// It reports whether the Context may be set up again with Init: nobody asked for Done (or
-// AfterFunc), so nobody can hold it, and no callback of its can still run.
+// It reports whether the Context may be set up again with Init, once the work it bounds has
+// returned: no callback of its can still run. A Context set up with Init is reusable only if
+// nobody asked for Done (or AfterFunc), so that nobody can hold it; one set up with
+// InitWatched arms nothing, so it is reusable also when Done was asked, unless an AfterFunc
+// was still registered (its function, started now, may read the Context later). A caller
+// whose work did not return (an abandoned call) must not reuse it whatever Release says.
 func (c *Context) Release() (reusable bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	pending := len(c.funcs) > 0
 	c.endLocked(context.Canceled)
+	if c.watched {
+		return !pending
+	}
 	return !c.observed && c.timer == nil && c.stopParent == nil
 }
 
@@ -175,8 +198,9 @@ func (c *Context) endLocked(err error) {
 	if c.stopParent != nil {
 		c.stopParent()
 	}
-	for a := range c.funcs {
+	for _, a := range c.funcs {
 		go a.f()
 	}
-	c.funcs = nil
+	clear(c.funcs)
+	c.funcs = c.funcs[:0]
 }

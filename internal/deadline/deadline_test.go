@@ -115,3 +115,77 @@ func TestDerivedContextsFollowWithoutGoroutines(t *testing.T) {
 	}
 	c2.Release()
 }
+
+// TestWatchedReusableAfterDone: a watched Context arms nothing when Done is asked, so once
+// its call returned it may be set up again, its Done closed at Release and a new one made
+// after; one that still had an AfterFunc registered at Release may not (the function may
+// read it later).
+func TestWatchedReusableAfterDone(t *testing.T) {
+	var c Context
+	c.InitWatched(context.Background(), time.Now().Add(time.Hour))
+	first := c.Done()
+	if c.timer != nil || c.stopParent != nil {
+		t.Fatal("a watched context armed a timer or followed its parent")
+	}
+	if !c.Release() {
+		t.Fatal("a watched context whose Done was asked is not reusable after Release")
+	}
+	select {
+	case <-first:
+	default:
+		t.Fatal("Done not closed after Release")
+	}
+	c.InitWatched(context.Background(), time.Now().Add(time.Hour))
+	if c.Err() != nil {
+		t.Fatalf("after InitWatched Err = %v", c.Err())
+	}
+	select {
+	case <-c.Done():
+		t.Fatal("Done of the reused context is already closed")
+	default:
+	}
+	ran := make(chan struct{})
+	c.AfterFunc(func() { close(ran) })
+	if c.Release() {
+		t.Fatal("a watched context with an AfterFunc registered at Release is reusable")
+	}
+	<-ran
+	c.InitWatched(context.Background(), time.Now().Add(time.Hour))
+	stop := c.AfterFunc(func() {})
+	stop()
+	if !c.Release() {
+		t.Fatal("a watched context whose AfterFunc was stopped is not reusable")
+	}
+}
+
+// TestAfterFuncCheap: a context derived from a watched Context (as net/http derives one for
+// every request) costs the Context two allocations, its Done channel and the stop function,
+// and a stale stop from before a reuse finds nothing.
+func TestAfterFuncCheap(t *testing.T) {
+	var c Context
+	f := func() { t.Error("a stopped func ran") }
+	allocs := testing.AllocsPerRun(100, func() {
+		c.InitWatched(context.Background(), time.Now().Add(time.Hour))
+		stop := c.AfterFunc(f)
+		if !stop() {
+			t.Error("stop = false before the end")
+		}
+		if !c.Release() {
+			t.Error("not reusable after its AfterFunc was stopped")
+		}
+	})
+	if allocs > 2 {
+		t.Errorf("InitWatched, AfterFunc, stop, Release: %.1f allocations, want at most 2", allocs)
+	}
+	c.InitWatched(context.Background(), time.Now().Add(time.Hour))
+	stale := c.AfterFunc(func() {})
+	c.Release()
+	c.InitWatched(context.Background(), time.Now().Add(time.Hour))
+	ran := make(chan struct{})
+	c.AfterFunc(func() { close(ran) })
+	if stale() {
+		t.Error("a stop from before the reuse found a registration")
+	}
+	c.Release()
+	<-ran
+}

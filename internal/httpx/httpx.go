@@ -42,9 +42,17 @@ var ErrBodyTooLarge = errors.New("response body exceeds " + strconv.Itoa(MaxBody
 // engine's own Error.RetryAfter.
 const MaxRetryAfter = retryafter.Max
 
-// DefaultClient returns a new *http.Client with connection, TLS, header and overall timeouts
-// and a MaxHeaderBytes limit on response headers. It is never http.DefaultClient. Adapters
-// pass it (or the caller's client) through Client, which adds the redirect policy. The overall timeout is a backstop: the Client's per-attempt
+// MaxIdleConnsPerHost is how many idle keep-alive connections DefaultClient's transport
+// keeps per vendor host: 256. It is sized to the calls a service keeps in flight to one
+// vendor (net/http's default is 2; 32 made a server at concurrency 50 close and re-open
+// connections on every burst): up to that many calls at once reuse their connections. Idle
+// connections close after 90s. HTTP/2 vendors multiplex over one connection anyway.
+const MaxIdleConnsPerHost = 256
+
+// DefaultClient returns a new *http.Client with connection, TLS, header and overall timeouts,
+// a MaxHeaderBytes limit on response headers and an idle pool of MaxIdleConnsPerHost. It is
+// never http.DefaultClient. Adapters pass it (or the caller's client) through Client, which
+// adds the redirect policy. The overall timeout is a backstop: the Client's per-attempt
 // context deadline is normally shorter.
 func DefaultClient() *http.Client {
 	tr := &http.Transport{
@@ -54,8 +62,8 @@ func DefaultClient() *http.Client {
 			KeepAlive: 30 * time.Second,
 		}).DialContext,
 		ForceAttemptHTTP2:      true,
-		MaxIdleConns:           100,
-		MaxIdleConnsPerHost:    32,
+		MaxIdleConns:           MaxIdleConnsPerHost, // one transport per adapter: mostly one host
+		MaxIdleConnsPerHost:    MaxIdleConnsPerHost,
 		IdleConnTimeout:        90 * time.Second,
 		TLSHandshakeTimeout:    5 * time.Second,
 		ResponseHeaderTimeout:  60 * time.Second,
