@@ -166,7 +166,6 @@ func (s *stream) stop() {
 func (s *stream) run(yield func(Chunk, error) bool) {
 	var shown uint64 // change count of the head's partial text last yielded
 	for head := 0; head < len(s.doc.Parts); {
-		s.fill(head)
 		if d := s.out[head]; d.ok {
 			if d.err != nil {
 				yield(Chunk{Segment: head}, d.err)
@@ -187,6 +186,9 @@ func (s *stream) run(yield func(Chunk, error) bool) {
 			}
 			continue
 		}
+		// Segments start only when the stream is about to wait: a finished head is yielded
+		// first, so a caller that stops at it starts no further call.
+		s.fill(head)
 		select {
 		case d := <-s.done:
 			s.out[d.i] = d
