@@ -103,14 +103,12 @@ type pairMemory struct {
 	m   map[uint64]struct{}
 }
 
-func pairKey(src, tgt int) uint64 { return uint64(uint32(src))<<32 | uint64(uint32(tgt)) }
-
 func (p *pairMemory) has(src, tgt int) bool {
 	if !p.any.Load() {
 		return false
 	}
 	p.mu.RLock()
-	_, ok := p.m[pairKey(src, tgt)]
+	_, ok := p.m[lang.PairKey(src, tgt)]
 	p.mu.RUnlock()
 	return ok
 }
@@ -120,7 +118,7 @@ func (p *pairMemory) add(src, tgt int) {
 	if p.m == nil || len(p.m) >= maxUnsupportedPairs {
 		p.m = make(map[uint64]struct{})
 	}
-	p.m[pairKey(src, tgt)] = struct{}{}
+	p.m[lang.PairKey(src, tgt)] = struct{}{}
 	p.mu.Unlock()
 	p.any.Store(true)
 }

@@ -478,29 +478,11 @@ func (c *Client) rebuildView(e *engine, v *view) {
 }
 
 // pairQuality is a profile's PairQuality compiled for the router: per pair of language ids
-// (pairKey; 0 stands for "*") the quality per scene it sets, and the factor that takes the
-// engine's weight from its scene quality to it.
+// the quality per scene it sets (Q), and the factor that takes the engine's weight from its
+// scene quality to it (Fac). The table's lookup is mechanism (internal/lang).
 type pairQuality struct {
-	m     map[uint64]*pairEntry
+	*lang.PairTable
 	legal bool // some entry sets SceneLegal's quality: the legal rule depends on the pair
-}
-
-type pairEntry struct {
-	has    uint8 // bit s: the entry sets scene s
-	q, fac [len(sceneNames)]float64
-}
-
-// quality returns the quality PairQuality gives the pair src->tgt (language ids, 0 for a
-// detected source) in scene: the most specific key wins ("src-tgt", then "*-tgt", then
-// "src-*"; within each, the key with the scene first). ok is false when no key matches.
-// It allocates nothing.
-func (pq *pairQuality) find(src, tgt int, scene Scene) (p *pairEntry, ok bool) {
-	for _, k := range [3]uint64{pairKey(src, tgt), pairKey(0, tgt), pairKey(src, 0)} {
-		if p, ok = pq.m[k]; ok && p.has&(1<<scene) != 0 {
-			return p, true
-		}
-	}
-	return nil, false
 }
 
 // pairFactor is what e's weight in scene is multiplied by for the pair src->tgt: 1 unless
@@ -514,8 +496,8 @@ func (e *engine) pairFactor(src, tgt int, scene Scene) float64 {
 
 // factor is the weight factor of the most specific entry for the pair and scene, 1 when none.
 func (q *pairQuality) factor(src, tgt int, scene Scene) float64 {
-	if p, ok := q.find(src, tgt, scene); ok {
-		return p.fac[scene]
+	if p, ok := q.Find(src, tgt, int(scene)); ok {
+		return p.Fac[scene]
 	}
 	return 1
 }
@@ -527,8 +509,8 @@ func (e *engine) sceneOK(v *view, r *request) bool {
 		return v.sceneOK[r.Scene]
 	}
 	q := e.quality[SceneLegal]
-	if p, ok := e.pairQ.find(r.srcID, r.tgt.ID, SceneLegal); ok {
-		q = p.q[SceneLegal]
+	if p, ok := e.pairQ.Find(r.srcID, r.tgt.ID, int(SceneLegal)); ok {
+		q = p.Q[SceneLegal]
 	}
 	return q >= e.s.routing.LegalMinQuality
 }
@@ -539,27 +521,22 @@ func (c *Client) compilePairQuality(e *engine) {
 		return
 	}
 	rp := &e.s.routing
-	pq := &pairQuality{m: make(map[uint64]*pairEntry, len(e.prof.PairQuality))}
+	pq := &pairQuality{PairTable: lang.NewPairTable(len(e.prof.PairQuality))}
 	// Keys without a scene first, so that a key with one overrides them for its scene.
 	keys := slices.SortedFunc(maps.Keys(e.prof.PairQuality), func(a, b string) int {
 		return cmp.Compare(strings.Count(a, "/"), strings.Count(b, "/"))
 	})
 	for _, key := range keys {
 		src, tgt, scene, _ := parsePairKey(key)
-		k := pairKey(c.langID(src), c.langID(tgt))
-		p := pq.m[k]
-		if p == nil {
-			p = &pairEntry{}
-			pq.m[k] = p
-		}
+		p := pq.Entry(c.langID(src), c.langID(tgt), len(sceneNames))
 		for s := range sceneNames {
 			if scene < 0 || s == scene {
-				p.has |= 1 << s
-				p.q[s] = e.prof.PairQuality[key]
-				p.fac[s] = math.Exp((p.q[s] - e.quality[s]) * rp.Weights.Quality / rp.Temperature)
+				p.Has |= 1 << s
+				p.Q[s] = e.prof.PairQuality[key]
+				p.Fac[s] = math.Exp((p.Q[s] - e.quality[s]) * rp.Weights.Quality / rp.Temperature)
 			}
 		}
-		pq.legal = pq.legal || p.has&(1<<SceneLegal) != 0
+		pq.legal = pq.legal || p.Has&(1<<SceneLegal) != 0
 	}
 	e.pairQ = pq
 }
