@@ -62,37 +62,9 @@ func StartCluster(n int) (*Cluster, error) {
 // startNode starts node i on port (a free one when 0), its cluster config in the
 // cluster's directory so that a restarted node rejoins with its slots.
 func (c *Cluster) startNode(i, port int) (*Server, error) {
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		return nil, ErrMissing
-	}
-	var last error
-	for range 5 {
-		p := port
-		if p == 0 {
-			if p, err = freePort(); err != nil {
-				return nil, err
-			}
-		}
-		s := &Server{Addr: "127.0.0.1:" + strconv.Itoa(p), done: make(chan struct{})}
-		s.cmd = exec.Command(bin, "--bind", "127.0.0.1", "--port", strconv.Itoa(p),
-			"--save", "", "--appendonly", "no", "--protected-mode", "yes", "--loglevel", "warning",
-			"--cluster-enabled", "yes", "--cluster-node-timeout", "2000",
-			"--cluster-require-full-coverage", "no",
-			"--cluster-config-file", filepath.Join(c.dir, "nodes-"+strconv.Itoa(i)+".conf"), "--dir", c.dir)
-		if err := s.cmd.Start(); err != nil {
-			return nil, err
-		}
-		go func() { _ = s.cmd.Wait(); close(s.done) }()
-		if last = s.waitReady(10 * time.Second); last == nil {
-			return s, nil
-		}
-		s.Stop()
-		if port != 0 {
-			break
-		}
-	}
-	return nil, fmt.Errorf("redistest: cluster node did not start: %w", last)
+	return start(port, "cluster node", "--cluster-enabled", "yes", "--cluster-node-timeout", "2000",
+		"--cluster-require-full-coverage", "no",
+		"--cluster-config-file", filepath.Join(c.dir, "nodes-"+strconv.Itoa(i)+".conf"), "--dir", c.dir)
 }
 
 // Kill ends the node at addr with SIGKILL: its data is gone.

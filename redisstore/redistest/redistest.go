@@ -30,20 +30,28 @@ var ErrMissing = errors.New("redis-server not found in PATH (Debian: apt-get ins
 
 // Start runs redis-server on a free loopback port with persistence off and waits until it
 // answers PING, for at most 10s.
-func Start() (*Server, error) {
+func Start() (*Server, error) { return start(0, "redis-server") }
+
+// start runs redis-server on port (a free one when 0, tried up to 5 times in case the port
+// is taken between the probe and the start) with persistence off and the extra arguments,
+// and waits until it answers PING, for at most 10s. what names the server in the error.
+func start(port int, what string, extra ...string) (*Server, error) {
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		return nil, ErrMissing
 	}
 	var last error
-	for range 5 { // a port taken between the probe and the start: try another
-		port, err := freePort()
-		if err != nil {
-			return nil, err
+	for range 5 {
+		p := port
+		if p == 0 {
+			if p, err = freePort(); err != nil {
+				return nil, err
+			}
 		}
-		s := &Server{Addr: "127.0.0.1:" + strconv.Itoa(port), done: make(chan struct{})}
-		s.cmd = exec.Command(bin, "--bind", "127.0.0.1", "--port", strconv.Itoa(port),
-			"--save", "", "--appendonly", "no", "--protected-mode", "yes", "--loglevel", "warning")
+		s := &Server{Addr: "127.0.0.1:" + strconv.Itoa(p), done: make(chan struct{})}
+		args := append([]string{"--bind", "127.0.0.1", "--port", strconv.Itoa(p),
+			"--save", "", "--appendonly", "no", "--protected-mode", "yes", "--loglevel", "warning"}, extra...)
+		s.cmd = exec.Command(bin, args...)
 		if err := s.cmd.Start(); err != nil {
 			return nil, err
 		}
@@ -52,8 +60,11 @@ func Start() (*Server, error) {
 			return s, nil
 		}
 		s.Stop()
+		if port != 0 {
+			break // a given port: another try would meet the same
+		}
 	}
-	return nil, fmt.Errorf("redistest: redis-server did not start: %w", last)
+	return nil, fmt.Errorf("redistest: %s did not start: %w", what, last)
 }
 
 func freePort() (int, error) {
