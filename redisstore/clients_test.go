@@ -166,8 +166,8 @@ func TestClientsShareTheBudget(t *testing.T) {
 }
 
 // Two replicas share a free engine's quota of 100 characters: 10 calls of 10. Near the
-// end one replica may be refused while the other's block holds the last call, which that
-// replica then makes: 10 calls in all, never more.
+// end one replica may be refused (quota_exhausted) while the other's block holds the last
+// calls, which that replica then makes: 10 calls in all over 20 requests, never more.
 func TestClientsShareTheQuota(t *testing.T) {
 	srv := needRedis(t)
 	e := &recEngine{name: "quota"}
@@ -178,7 +178,9 @@ func TestClientsShareTheQuota(t *testing.T) {
 	for n := range 20 {
 		c := []*replica{a, b}[n%2].c
 		_, err := c.Translate(context.Background(), req(n, "quota"))
-		if n < 9 && err != nil {
+		// Which request is refused first depends on how the blocks fell between the
+		// replicas (the other may hold the last calls); a refusal is only ever the quota's.
+		if err != nil && (n < 4 || !strings.Contains(err.Error(), "quota_exhausted")) {
 			t.Fatalf("request %d: %v", n, err)
 		}
 	}
