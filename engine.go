@@ -6,6 +6,9 @@ import (
 	"time"
 
 	"golang.org/x/text/language"
+
+	"github.com/fanyi-go/translate/fidelity"
+	"github.com/fanyi-go/translate/fidelity/glossary"
 )
 
 // Engine is a machine-translation engine: one vendor adapter, a fake, or your own.
@@ -41,6 +44,19 @@ type EngineRequest struct {
 	Scene     Scene
 	Style     Style
 	RequestID string
+	// Format is what Texts are: FormatText (the default), or FormatHTML / FormatXML when the
+	// engine takes that markup natively (Profile.Native.Formats) and must keep every tag.
+	// For an engine that does not, the Client masks the markup and sends FormatText.
+	Format Format
+	// Glossary is the glossary the engine applies itself (Profile.Native.Glossary): DeepL
+	// and Google map it to their glossary resources, Microsoft to dictionary markup. nil
+	// when the request has none or the Client enforces it by masking. The Client checks
+	// every term on the way back whoever applied it.
+	Glossary *glossary.Glossary
+	// Instruction is extra text for an engine that follows instructions
+	// (Profile.Native.Instructions; a language model): the glossary terms to use, in
+	// fidelity's fixed wording. "" means none.
+	Instruction string
 }
 
 // EngineResult is what an Engine returns for one call.
@@ -269,7 +285,24 @@ type Profile struct {
 	// models can: Formal and Casual requests prefer it, by styleBonus (10 score points; see
 	// Routing in the package doc). false (the default) means it ignores Style.
 	Restyles bool
+	// Native is what the engine does itself with markup and glossaries: the formats it
+	// translates keeping tags, whether it applies a glossary (EngineRequest.Glossary) or
+	// follows instructions (EngineRequest.Instruction). The adapters' bundled profiles
+	// declare it; the zero value is an engine that takes plain text only, for which the
+	// Client masks markup and glossary terms (package fidelity).
+	Native fidelity.Native
 }
+
+// Format is what a request's text is: FormatText (the default), FormatHTML or FormatXML.
+// See package fidelity for what each protects.
+type Format = fidelity.Format
+
+// The formats.
+const (
+	FormatText = fidelity.FormatText
+	FormatHTML = fidelity.FormatHTML
+	FormatXML  = fidelity.FormatXML
+)
 
 // itoa avoids strconv in String methods of tiny enums.
 func itoa(n int) string {
