@@ -144,7 +144,7 @@ type observer struct {
 	reqN      [numOutcomes][2][2]tally.Counter
 	hit       [2]measureOpts // hit=false, hit=true
 	hitN      [2]tally.Counter
-	how       [2]measureOpts                 // stale_cache, fallback_engine
+	how       [2]measureOpts // stale_cache, fallback_engine
 	noAttrs   measureOpts
 	decisions atomic.Uint32 // counts routing decisions; one in decisionEvery is timed
 }
