@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -147,6 +148,7 @@ type observer struct {
 	how       [2]measureOpts // stale_cache, fallback_engine
 	noAttrs   measureOpts
 	decisions atomic.Uint32 // counts routing decisions; one in decisionEvery is timed
+	attrs     sync.Pool     // of *attrBuf
 }
 
 // decisionEvery is how often a routing decision is timed: its two clock reads cost as much
@@ -157,6 +159,7 @@ const decisionEvery = 16
 // attribute sets recording needs.
 func newObserver(c *Client, o options) (*observer, error) {
 	ob := &observer{log: o.logger, hitSpans: o.cacheHitSpans}
+	ob.attrs.New = func() any { return new(attrBuf) }
 	if ob.log != nil {
 		ob.hashKey = make([]byte, 32)
 		rand.Read(ob.hashKey)
@@ -398,8 +401,9 @@ func (o *observer) requestEnd(ctx context.Context, span trace.Span, r *request, 
 	o.calls(ctx, r, res, err)
 	if span != nil {
 		if span.IsRecording() {
-			attrs := make([]attribute.KeyValue, 0, 10)
-			attrs = append(attrs, attrOutcome.String(outcomeName(oc)), attrCacheHit.Bool(hit),
+			buf := o.attrs.Get().(*attrBuf)
+			defer o.attrs.Put(buf)
+			attrs := append(buf[:0], attrOutcome.String(outcomeName(oc)), attrCacheHit.Bool(hit),
 				attrDegraded.Bool(degraded), attrFallback.Bool(degraded && !hit),
 				attrTextLen.Int(textLen(r)))
 			if id := requestIDOf(r, res); id != "" {
@@ -488,17 +492,14 @@ func (o *observer) textHash(s string) string {
 	return hex.EncodeToString(h.Sum(sum[:0])[:4])
 }
 
-// attemptStart starts the span of attempt n (1-based, as in Result.Attempts) on e.
+// attemptStart starts the span of attempt n (1-based, as in Result.Attempts) on e. Its
+// attributes are set at its end, all at once: the SDK copies them into a slice it grows on
+// every SetAttributes.
 func (o *observer) attemptStart(ctx context.Context, e *engine, n int) (context.Context, trace.Span) {
 	if !o.tracing() {
 		return ctx, nil
 	}
-	ctx, span := o.tracer.Start(ctx, spanAttempt, o.attStart...)
-	if span.IsRecording() {
-		span.SetAttributes(e.tel.span, attrAttempt.Int(n),
-			attrFallback.Bool(e.fallbackOnly(e.view.Load())))
-	}
-	return ctx, span
+	return o.tracer.Start(ctx, spanAttempt, o.attStart...)
 }
 
 // attemptEnd records attempt n on e, which took d and failed with err (nil: success).
@@ -513,11 +514,15 @@ func (o *observer) attemptEnd(ctx context.Context, span trace.Span, e *engine, n
 	o.attemptDur.Record(ctx, d.Seconds(), et.engine.rec...)
 	if span != nil {
 		if span.IsRecording() {
-			span.SetAttributes(attrOutcome.String(outcomeName(oc)))
+			buf := o.attrs.Get().(*attrBuf)
+			attrs := append(buf[:0], et.span, attrAttempt.Int(n),
+				attrFallback.Bool(e.fallbackOnly(e.view.Load())), attrOutcome.String(outcomeName(oc)))
 			if err != nil {
-				span.SetAttributes(attrErrorType.String(outcomeName(oc)))
+				attrs = append(attrs, attrErrorType.String(outcomeName(oc)))
 				span.SetStatus(codes.Error, outcomeName(oc))
 			}
+			span.SetAttributes(attrs...)
+			o.attrs.Put(buf)
 		}
 		span.End()
 	}
@@ -526,6 +531,10 @@ func (o *observer) attemptEnd(ctx context.Context, span trace.Span, e *engine, n
 			slog.Int("attempt", n), slog.Duration("latency", d), slog.String("outcome", outcomeName(oc)))
 	}
 }
+
+// attrBuf holds a span's attributes while they are set: the SDK copies them, so the
+// buffer goes back to the observer's pool right after.
+type attrBuf [10]attribute.KeyValue
 
 // timeDecision reports whether the caller should time the next routing decision and pass
 // the duration to decision: one decision in decisionEvery, when anyone records it.
