@@ -18,8 +18,12 @@ import (
 	"strings"
 )
 
-// sample is one benchmark's runs.
-type sample struct{ ns, bytes, allocs []float64 }
+// sample is one benchmark's runs: the standard figures, and any other the benchmark
+// reported (b.ReportMetric) by unit.
+type sample struct {
+	ns, bytes, allocs []float64
+	other             map[string][]float64
+}
 
 // row is a line of the table: bench read against base (a ratio when base is set), with a
 // target on the ratio (maxRatio, 0 for none) and on allocations (allocs, when checkAllocs).
@@ -68,6 +72,10 @@ func main() {
 		writeScaling(os.Stdout, samples)
 		return
 	}
+	if len(os.Args) > 1 && os.Args[1] == "-load" {
+		writeLoad(os.Stdout, samples)
+		return
+	}
 	missed := write(os.Stdout, samples)
 	if missed > 0 {
 		fmt.Printf("\n%d target(s) not met in this run.\n", missed)
@@ -107,6 +115,11 @@ func read(r io.Reader, keepProcs bool) (map[string]*sample, error) {
 				s.bytes = append(s.bytes, v)
 			case "allocs/op":
 				s.allocs = append(s.allocs, v)
+			default:
+				if s.other == nil {
+					s.other = map[string][]float64{}
+				}
+				s.other[f[i+1]] = append(s.other[f[i+1]], v)
 			}
 		}
 	}
@@ -221,4 +234,33 @@ func writeScaling(w io.Writer, samples map[string]*sample) {
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %.2fx | %s | %s |\n", r.label, num(median(one.ns)), num(median(two.ns)), x, t, met)
 	}
+}
+
+// writeLoad prints BenchmarkLoad's figures: direct calls, the Client, the Client with the
+// OpenTelemetry SDK, each a median, with the targets.
+func writeLoad(w io.Writer, samples map[string]*sample) {
+	d, c, sdk := samples["Load/direct"], samples["Load/client"], samples["Load/client-sdk"]
+	if d == nil || c == nil {
+		return
+	}
+	get := func(s *sample, unit string) float64 {
+		if s == nil {
+			return 0
+		}
+		return median(s.other[unit])
+	}
+	fmt.Fprintln(w, "| per request | direct | Client | Client + OTel SDK | target | met |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---|---|")
+	yes := map[bool]string{true: "yes", false: "**no**"}
+	cpu := func(s *sample) float64 { return get(s, "cpu-us/req") }
+	fmt.Fprintf(w, "| CPU, µs | %.2f | %.2f (%.2fx) | %.2f (%.2fx the Client) | Client ≤ 2x direct; SDK ≤ 1.3x | %s; %s |\n",
+		cpu(d), cpu(c), cpu(c)/cpu(d), cpu(sdk), cpu(sdk)/cpu(c), yes[cpu(c) <= 2*cpu(d)], yes[sdk != nil && cpu(sdk) <= 1.3*cpu(c)])
+	al := func(s *sample) float64 { return get(s, "allocs/req") }
+	fmt.Fprintf(w, "| allocations | %.1f | %.1f | %.1f | Client ≤ direct + 5 | %s |\n", al(d), al(c), al(sdk), yes[al(c) <= al(d)+5])
+	by := func(s *sample) float64 { return get(s, "B/req") }
+	fmt.Fprintf(w, "| bytes | %.0f | %.0f | %.0f | | |\n", by(d), by(c), by(sdk))
+	p := func(s *sample) float64 { return get(s, "p99-added-ms") }
+	fmt.Fprintf(w, "| p99 beyond the engine's delay, ms | %.2f | %.2f | %.2f | Client ≤ direct + 2 ms | %s |\n", p(d), p(c), p(sdk), yes[p(c) <= p(d)+2])
+	rps := func(s *sample) float64 { return get(s, "req/s") }
+	fmt.Fprintf(w, "| requests per second | %.0f | %.0f | %.0f | | |\n", rps(d), rps(c), rps(sdk))
 }
