@@ -35,7 +35,9 @@ func (s *loadEngine) Translate(ctx context.Context, r *translate.EngineRequest) 
 	}
 }
 
-func loadDelay(text string) time.Duration { return time.Duration(20+int(text[0])%61) * time.Millisecond }
+func loadDelay(text string) time.Duration {
+	return time.Duration(20+int(text[0])%61) * time.Millisecond
+}
 
 // loadTexts are the texts of the load benchmarks: distinct, so that none is coalesced.
 var loadTexts = func() []string {
