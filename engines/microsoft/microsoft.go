@@ -7,12 +7,14 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/fanyi-go/translate"
+	"github.com/fanyi-go/translate/fidelity"
 	"github.com/fanyi-go/translate/internal/httpx"
 	"golang.org/x/text/language"
 )
@@ -146,9 +148,12 @@ func (e *Engine) Name() string { return e.name }
 // Profile returns the engine's limits and list price: standard class, 10 USD per million
 // characters (S1 pay-as-you-go), 100 texts and 50 000 characters per call, a 5s timeout,
 // and Quality 84, an estimate from public comparisons of general-domain NMT output (close
-// to Google, below DeepL). Region is WithGeography's ("" for the global endpoint).
+// to Google, below DeepL). Region is WithGeography's ("" for the global endpoint). Native
+// is {Formats: HTML; Glossary: true}: HTML goes as textType=Html, and a glossary as the
+// dynamic-dictionary markup (see the package doc).
 func (e *Engine) Profile() translate.Profile {
 	return translate.Profile{
+		Native:         fidelity.Native{Formats: []fidelity.Format{fidelity.FormatHTML}, Glossary: true},
 		Quality:        84,
 		Class:          translate.ClassStandard,
 		CostPerMillion: 10,
@@ -223,7 +228,11 @@ func (e *Engine) Translate(ctx context.Context, req *translate.EngineRequest) (*
 	if err != nil {
 		return nil, err
 	}
-	q := url.Values{"api-version": {apiVersion}, "to": {tgt}, "textType": {"Plain"}}
+	tt, ok := textType(req.Format)
+	if !ok {
+		return nil, e.errorf(translate.KindUnsupported, "format "+req.Format.String()+" is not one Microsoft takes (plain text or HTML)")
+	}
+	q := url.Values{"api-version": {apiVersion}, "to": {tgt}, "textType": {tt}}
 	if req.Source != language.Und {
 		src, err := e.code(req.Source, "source")
 		if err != nil {
@@ -231,7 +240,11 @@ func (e *Engine) Translate(ctx context.Context, req *translate.EngineRequest) (*
 		}
 		q.Set("from", src)
 	}
-	batches, tooLong := split(req.Texts, maxTexts, maxChars)
+	texts := req.Texts
+	if req.Glossary != nil {
+		texts = withDictionary(req.Glossary, req.Texts, req.Format == translate.FormatHTML)
+	}
+	batches, tooLong := split(texts, maxTexts, maxChars)
 	if tooLong >= 0 {
 		return nil, e.errorf(translate.KindTextTooLong,
 			"text "+strconv.Itoa(tooLong)+" is over the "+strconv.Itoa(maxChars)+" characters of one request")
@@ -247,7 +260,11 @@ func (e *Engine) Translate(ctx context.Context, req *translate.EngineRequest) (*
 		if i == 0 && isUUID(req.RequestID) {
 			trace = req.RequestID
 		}
-		resp, err := e.do(ctx, http.MethodPost, u, items, trace, b.texts)
+		secrets := b.texts
+		if req.Glossary != nil { // the texts as sent and as given
+			secrets = append(slices.Clone(b.texts), req.Texts...)
+		}
+		resp, err := e.do(ctx, http.MethodPost, u, items, trace, secrets)
 		if err != nil {
 			return nil, err
 		}
