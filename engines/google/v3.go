@@ -8,18 +8,30 @@ import (
 // v3Request is the JSON form of google.cloud.translation.v3.TranslateTextRequest; parent
 // rides in the path.
 type v3Request struct {
-	Contents           []string `json:"contents"`
-	MimeType           string   `json:"mimeType"`
-	SourceLanguageCode string   `json:"sourceLanguageCode,omitempty"`
-	TargetLanguageCode string   `json:"targetLanguageCode"`
+	Contents           []string          `json:"contents"`
+	MimeType           string            `json:"mimeType"`
+	SourceLanguageCode string            `json:"sourceLanguageCode,omitempty"`
+	TargetLanguageCode string            `json:"targetLanguageCode"`
+	GlossaryConfig     *v3GlossaryConfig `json:"glossaryConfig,omitempty"`
+}
+
+// v3GlossaryConfig is the JSON form of TranslateTextGlossaryConfig.
+type v3GlossaryConfig struct {
+	Glossary string `json:"glossary"`
+}
+
+// v3Translation is the JSON form of Translation.
+type v3Translation struct {
+	TranslatedText       string `json:"translatedText"`
+	DetectedLanguageCode string `json:"detectedLanguageCode"`
 }
 
 // v3Response is the JSON form of TranslateTextResponse.
 type v3Response struct {
-	Translations []struct {
-		TranslatedText       string `json:"translatedText"`
-		DetectedLanguageCode string `json:"detectedLanguageCode"`
-	} `json:"translations"`
+	Translations []v3Translation `json:"translations"`
+	// GlossaryTranslations are the translations with the glossary applied, when one was
+	// sent; as long as Translations.
+	GlossaryTranslations []v3Translation `json:"glossaryTranslations"`
 }
 
 // v3Languages is the JSON form of SupportedLanguages.
@@ -32,8 +44,14 @@ type v3Languages struct {
 }
 
 // translateV3 is one POST /v3/{parent}:translateText.
-func (e *Engine) translateV3(ctx context.Context, texts []string, src, tgt string) ([]string, string, error) {
-	body := v3Request{Contents: texts, MimeType: "text/plain", SourceLanguageCode: src, TargetLanguageCode: tgt}
+func (e *Engine) translateV3(ctx context.Context, texts []string, c call) ([]string, string, error) {
+	body := v3Request{Contents: texts, MimeType: "text/plain", SourceLanguageCode: c.src, TargetLanguageCode: c.tgt}
+	if c.html {
+		body.MimeType = "text/html"
+	}
+	if c.glossary != "" {
+		body.GlossaryConfig = &v3GlossaryConfig{Glossary: c.glossary}
+	}
 	resp, err := e.do(ctx, http.MethodPost, e.base+"/v3/"+e.parent+":translateText", body, texts)
 	if err != nil {
 		return nil, "", err
@@ -42,9 +60,13 @@ func (e *Engine) translateV3(ctx context.Context, texts []string, src, tgt strin
 	if err := e.decode(resp, &r); err != nil {
 		return nil, "", err
 	}
-	out := make([]string, len(r.Translations))
+	ts := r.Translations
+	if c.glossary != "" {
+		ts = r.GlossaryTranslations // the glossary's translations; counted by the caller
+	}
+	out := make([]string, len(ts))
 	detected := ""
-	for i, t := range r.Translations {
+	for i, t := range ts {
 		out[i] = t.TranslatedText
 		if detected == "" {
 			detected = t.DetectedLanguageCode
