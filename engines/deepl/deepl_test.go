@@ -11,6 +11,7 @@ import (
 
 	"github.com/fanyi-go/translate"
 	"github.com/fanyi-go/translate/engines/enginetest"
+	"github.com/fanyi-go/translate/fidelity"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"go.uber.org/goleak"
@@ -437,7 +438,8 @@ func TestProfileAndName(t *testing.T) {
 		t.Errorf("Name = %q", e.Name())
 	}
 	want := translate.Profile{Quality: 88, Class: translate.ClassStandard, CostPerMillion: 25,
-		Timeout: 6 * time.Second, MaxChars: 30000, MaxTexts: 50, Region: "eu"}
+		Timeout: 6 * time.Second, MaxChars: 30000, MaxTexts: 50, Region: "eu",
+		Native: fidelity.Native{Formats: []fidelity.Format{fidelity.FormatHTML, fidelity.FormatXML}, Glossary: true}}
 	if diff := cmp.Diff(want, e.Profile()); diff != "" {
 		t.Errorf("Profile (-want +got):\n%s", diff)
 	}
