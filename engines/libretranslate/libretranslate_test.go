@@ -10,6 +10,7 @@ import (
 
 	"github.com/fanyi-go/translate"
 	"github.com/fanyi-go/translate/engines/enginetest"
+	"github.com/fanyi-go/translate/fidelity"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"go.uber.org/goleak"
@@ -406,7 +407,8 @@ func TestProfileAndName(t *testing.T) {
 	if e.Name() != "lt-eu" {
 		t.Errorf("Name = %q", e.Name())
 	}
-	want := translate.Profile{Quality: 70, Class: translate.ClassFree, Timeout: 6 * time.Second, MaxTexts: 8}
+	want := translate.Profile{Quality: 70, Class: translate.ClassFree, Timeout: 6 * time.Second, MaxTexts: 8,
+		Native: fidelity.Native{Formats: []fidelity.Format{fidelity.FormatHTML}}}
 	if diff := cmp.Diff(want, e.Profile()); diff != "" {
 		t.Errorf("Profile (-want +got):\n%s", diff)
 	}
