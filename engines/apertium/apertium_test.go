@@ -16,6 +16,7 @@ import (
 
 	"github.com/fanyi-go/translate"
 	"github.com/fanyi-go/translate/engines/enginetest"
+	"github.com/fanyi-go/translate/fidelity"
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 	"golang.org/x/text/language"
@@ -37,6 +38,8 @@ type fakeAPy struct {
 
 	// translate answers q; nil means enginetest.Expected.
 	translate func(pair, q string) string
+	// format is the format every /translate must have; "" means txt.
+	format string
 	// hook, if set, runs before each /translate answer (after validation).
 	hook func(pair, q string)
 
@@ -113,8 +116,12 @@ func (a *fakeAPy) serveTranslate(w http.ResponseWriter, r *http.Request) {
 	if v := r.PostForm.Get("markUnknown"); v != "no" {
 		t.Errorf("/translate: markUnknown=%q, want no", v)
 	}
-	if v := r.PostForm.Get("format"); v != "txt" {
-		t.Errorf("/translate: format=%q, want txt", v)
+	want := a.format
+	if want == "" {
+		want = "txt"
+	}
+	if v := r.PostForm.Get("format"); v != want {
+		t.Errorf("/translate: format=%q, want %s", v, want)
 	}
 
 	pair := r.PostForm.Get("langpair")
@@ -669,7 +676,8 @@ func TestProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := translate.Profile{Quality: 60, Class: translate.ClassFree, Timeout: 5 * time.Second, MaxChars: 5000, MaxTexts: 1}
+	want := translate.Profile{Quality: 60, Class: translate.ClassFree, Timeout: 5 * time.Second, MaxChars: 5000, MaxTexts: 1,
+		Native: fidelity.Native{Formats: []fidelity.Format{fidelity.FormatHTML}}}
 	if diff := cmp.Diff(want, e.Profile()); diff != "" {
 		t.Errorf("profile (-want +got):\n%s", diff)
 	}
