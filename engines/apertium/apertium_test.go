@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -38,7 +39,8 @@ type fakeAPy struct {
 
 	// translate answers q; nil means enginetest.Expected.
 	translate func(pair, q string) string
-	// format is the format every /translate must have; "" means txt.
+	// format is the format every /translate must have, or formats separated by '|'; ""
+	// means txt.
 	format string
 	// hook, if set, runs before each /translate answer (after validation).
 	hook func(pair, q string)
@@ -120,7 +122,7 @@ func (a *fakeAPy) serveTranslate(w http.ResponseWriter, r *http.Request) {
 	if want == "" {
 		want = "txt"
 	}
-	if v := r.PostForm.Get("format"); v != want {
+	if v := r.PostForm.Get("format"); !slices.Contains(strings.Split(want, "|"), v) {
 		t.Errorf("/translate: format=%q, want %s", v, want)
 	}
 
@@ -216,10 +218,12 @@ func TestConformance(t *testing.T) {
 		NewEngine: func(t *testing.T, sc enginetest.Scenario) translate.Engine {
 			a := newAPy(t, "eng|spa")
 			a.mode, a.kind = sc.Mode, sc.Kind
+			a.format = "txt|html" // the Native subtest sends HTML too
 			return newEngine(t, a.start())
 		},
 		ErrorKinds: []translate.Kind{translate.KindUnsupported, translate.KindInvalidInput, translate.KindUnavailable},
 		MaxTexts:   1,
+		Native:     nativeOf(New("http://127.0.0.1:2737")),
 	})
 }
 
@@ -728,4 +732,12 @@ func TestCodes(t *testing.T) {
 			t.Errorf("%s: source %q targets %q; want %q %q", tt.tag, src, tgts, tt.src, tt.tgts)
 		}
 	}
+}
+
+// nativeOf is the Native of a bundled Profile, for the conformance suite.
+func nativeOf(e *Engine, err error) fidelity.Native {
+	if err != nil {
+		panic(err)
+	}
+	return e.Profile().Native
 }

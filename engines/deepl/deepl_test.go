@@ -46,6 +46,7 @@ func TestConformance(t *testing.T) {
 		Source:   language.English,
 		Target:   language.German,
 		MaxTexts: MaxTexts,
+		Native:   nativeOf(New(testKey)),
 	})
 }
 
@@ -448,4 +449,12 @@ func TestProfileAndName(t *testing.T) {
 	if !errors.As(err, &te) || te.Engine != "deepl-team" {
 		t.Errorf("err = %v, want Engine deepl-team", err)
 	}
+}
+
+// nativeOf is the Native of a bundled Profile, for the conformance suite.
+func nativeOf(e *Engine, err error) fidelity.Native {
+	if err != nil {
+		panic(err)
+	}
+	return e.Profile().Native
 }

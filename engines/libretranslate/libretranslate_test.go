@@ -45,6 +45,7 @@ func TestConformance(t *testing.T) {
 		},
 		Secrets:  []string{testKey},
 		MaxTexts: DefaultBatchLimit,
+		Native:   nativeOf(New("http://127.0.0.1:5000", "")),
 	})
 }
 
@@ -57,6 +58,7 @@ func TestConformanceSelfHosted(t *testing.T) {
 		Source:   language.German,
 		Target:   language.MustParse("zh-TW"),
 		MaxTexts: 3,
+		Native:   nativeOf(New("http://127.0.0.1:5000", "")),
 	})
 }
 
@@ -419,4 +421,12 @@ func TestProfileAndName(t *testing.T) {
 	if got := d.Profile().MaxTexts; got != DefaultBatchLimit {
 		t.Errorf("default MaxTexts = %d", got)
 	}
+}
+
+// nativeOf is the Native of a bundled Profile, for the conformance suite.
+func nativeOf(e *Engine, err error) fidelity.Native {
+	if err != nil {
+		panic(err)
+	}
+	return e.Profile().Native
 }

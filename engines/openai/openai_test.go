@@ -519,5 +519,14 @@ func TestConformance(t *testing.T) {
 		},
 		Secrets:  []string{testKey},
 		MaxTexts: 20,
+		Native:   nativeOf(New("k", "m")),
 	})
+}
+
+// nativeOf is the Native of a bundled Profile, for the conformance suite.
+func nativeOf(e *Engine, err error) fidelity.Native {
+	if err != nil {
+		panic(err)
+	}
+	return e.Profile().Native
 }
