@@ -44,9 +44,11 @@
 // remembers the ids of the last 256 revisions it used. A glossary that DeepL no longer
 // has (deleted or expired: 404, or 400 naming the glossary) is created again, once per
 // call. DeepL needs the source language with a glossary: a request that detects its
-// source sends the glossary's. The DeepL glossary is named "fanyi-go NAME REVISION"; the
-// engine never deletes glossaries, so old revisions stay in the account until you delete
-// them.
+// source sends the glossary's. The DeepL glossary is named "fanyi-go NAME REVISION";
+// before creating one, the engine looks in the account (GET /v3/glossaries) for a
+// glossary of that revision, pair and entry count that it or another process made
+// earlier, and reuses it, so restarts and replicas do not pile up copies. The engine never
+// deletes glossaries: old revisions stay in the account until you delete them.
 //
 // No glossary is sent, and the Client's check of the terms on the way back decides, when
 // the glossary's pair is not the request's, when DeepL has no glossaries for its languages,

@@ -116,9 +116,10 @@ func TestGlossaryReuse(t *testing.T) {
 	}
 }
 
-// TestGlossaryCacheBounded: the engine remembers at most glossaryCacheSize revisions.
+// TestGlossaryCacheBounded: the engine remembers at most glossaryCacheSize revisions (the
+// account lists none, so a forgotten one is made again).
 func TestGlossaryCacheBounded(t *testing.T) {
-	e, s := newEngine(t, enginetest.Scenario{})
+	e, s := newEngine(t, enginetest.Scenario{}, func(s *server) { s.unlisted = true })
 	ctx := context.Background()
 	first := newGlossary(t, "g", "en", "de", "term0", "Begriff")
 	for i := range glossaryCacheSize + 1 {
@@ -135,6 +136,37 @@ func TestGlossaryCacheBounded(t *testing.T) {
 	}
 	if n := len(s.creations()); n != glossaryCacheSize+2 {
 		t.Errorf("%d creations, want %d (the forgotten first one again)", n, glossaryCacheSize+2)
+	}
+}
+
+// TestGlossaryFoundInAccount: a glossary made earlier (by another engine, process or run)
+// with the same revision is reused; one with the same name and other terms is not.
+func TestGlossaryFoundInAccount(t *testing.T) {
+	_, s := newEngine(t, enginetest.Scenario{})
+	ctx := context.Background()
+	g := newGlossary(t, "brand", "en", "de", "widget", "Dings", "gadget", "Gerät")
+	// Same name and revision but edited by hand (one entry, or another pair): not reused.
+	s.glossaries = map[string]*mockGlossary{
+		"0aaaaaaa-3e84-45b3-84ae-000000000000": {name: "fanyi-go brand " + g.Revision(), source: "en", target: "de",
+			entries: map[string]string{"widget": "Dings"}},
+		"0bbbbbbb-3e84-45b3-84ae-000000000000": {name: "fanyi-go brand " + g.Revision(), source: "en", target: "fr",
+			entries: map[string]string{"widget": "Dings", "gadget": "Gerät"}},
+	}
+	for _, gl := range []*glossary.Glossary{g, g, newGlossary(t, "brand", "en", "de", "widget", "Ding", "gadget", "Gerät")} {
+		e, err := New(testKey, WithBaseURL(s.url)) // a fresh engine each time: nothing remembered
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Translate(ctx, withFidelity(req("en", "de", "widget"), translate.FormatText, gl)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var ids []string
+	for _, b := range s.bodies() {
+		ids = append(ids, b.GlossaryID[len(b.GlossaryID)-1:])
+	}
+	if diff := cmp.Diff([]string{"1", "1", "2"}, ids); diff != "" {
+		t.Errorf("glossary ids sent (-want +got):\n%s", diff)
 	}
 }
 

@@ -149,9 +149,12 @@ func (e *Engine) createGlossary(ctx context.Context, g *glossary.Glossary) (stri
 		return "", nil
 	}
 	body := createBody{
-		Name: "fanyi-go " + g.Name() + " " + g.Revision(),
+		Name: glossaryPrefix + g.Name() + " " + g.Revision(),
 		Dictionaries: []dictionaryBody{{SourceLang: glossaryCode(g.Source()), TargetLang: glossaryCode(g.Target()),
 			Entries: entries, EntriesFormat: "tsv"}},
+	}
+	if id, err := e.findGlossary(ctx, g.Revision(), body.Dictionaries[0], strings.Count(entries, "\n")+1); id != "" || err != nil {
+		return id, err
 	}
 	resp, err := e.do(ctx, http.MethodPost, e.base+"/v3/glossaries", encode(&body), nil)
 	if err != nil {
@@ -164,6 +167,52 @@ func (e *Engine) createGlossary(ctx context.Context, g *glossary.Glossary) (stri
 		return "", httpx.Error(e.name, translate.KindBadOutput, resp, "glossary created without a glossary_id")
 	}
 	return created.GlossaryID, nil
+}
+
+// glossaryPrefix starts the name of every DeepL glossary the engine creates.
+const glossaryPrefix = "fanyi-go "
+
+// glossaryList is the answer of GET /v3/glossaries.
+type glossaryList struct {
+	Glossaries []struct {
+		GlossaryID   string `json:"glossary_id"`
+		Name         string `json:"name"`
+		Dictionaries []struct {
+			SourceLang string `json:"source_lang"`
+			TargetLang string `json:"target_lang"`
+			EntryCount int    `json:"entry_count"`
+		} `json:"dictionaries"`
+	} `json:"glossaries"`
+}
+
+// findGlossary looks in the account (GET /v3/glossaries) for a glossary this library made
+// earlier with the same revision, pair and entry count (by another process, or before a
+// restart), so that it is reused rather than made again. A failed listing is no error:
+// the glossary is created; only a call ended by its context stops.
+func (e *Engine) findGlossary(ctx context.Context, rev string, d dictionaryBody, entries int) (string, error) {
+	resp, err := e.do(ctx, http.MethodGet, e.base+"/v3/glossaries", nil, nil)
+	if err != nil {
+		if ctx.Err() != nil || endedByContext(err) {
+			return "", err
+		}
+		return "", nil
+	}
+	var l glossaryList
+	if json.Unmarshal(resp.Body, &l) != nil {
+		return "", nil
+	}
+	for _, g := range l.Glossaries {
+		if !strings.HasPrefix(g.Name, glossaryPrefix) || !strings.HasSuffix(g.Name, " "+rev) ||
+			g.GlossaryID == "" || len(g.Dictionaries) != 1 {
+			continue
+		}
+		gd := g.Dictionaries[0]
+		if strings.EqualFold(gd.SourceLang, d.SourceLang) && strings.EqualFold(gd.TargetLang, d.TargetLang) &&
+			gd.EntryCount == entries {
+			return g.GlossaryID, nil
+		}
+	}
+	return "", nil
 }
 
 // glossaryError sorts a failed glossary creation: DeepL refusing this glossary (400, 403

@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -37,6 +39,7 @@ var translateFields = map[string]bool{
 // the spec rejects fails the test (the adapter must never send one) and gets DeepL's 4xx.
 type server struct {
 	t   *testing.T
+	url string // the httptest server's URL, once started
 	key string
 	sc  enginetest.Scenario
 	// reply, when set, answers every authorized, valid request (error table tests).
@@ -55,12 +58,15 @@ type server struct {
 	created    []createBody             // valid creation bodies, in arrival order
 	// createGate, when set, holds each creation until it can receive.
 	createGate chan struct{}
+	// unlisted makes GET /v3/glossaries list nothing.
+	unlisted bool
 	// createReply, when set, answers each valid creation instead (status, body).
 	createReply func(w http.ResponseWriter)
 }
 
 // mockGlossary is one glossary the server holds: its one dictionary's pair and entries.
 type mockGlossary struct {
+	name           string
 	source, target string
 	entries        map[string]string
 }
@@ -73,6 +79,7 @@ func newServer(t *testing.T, sc enginetest.Scenario, setup ...func(*server)) (*s
 	}
 	hs := httptest.NewServer(s)
 	t.Cleanup(hs.Close)
+	s.url = hs.URL
 	return s, hs
 }
 
@@ -150,6 +157,8 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.translate(w, r)
 	case r.URL.Path == "/v3/glossaries" && r.Method == http.MethodPost:
 		s.createGlossary(w, r)
+	case r.URL.Path == "/v3/glossaries" && r.Method == http.MethodGet:
+		s.listGlossaries(w)
 	case strings.HasPrefix(r.URL.Path, "/v3/glossaries/") && r.Method == http.MethodDelete:
 		s.deleteGlossary(w, strings.TrimPrefix(r.URL.Path, "/v3/glossaries/"))
 	case r.URL.Path == "/v2/languages" && r.Method == http.MethodGet:
@@ -392,7 +401,7 @@ func (s *server) createGlossary(w http.ResponseWriter, r *http.Request) {
 		s.reject(w, http.StatusBadRequest, "Missing or invalid argument: name or dictionaries")
 		return
 	}
-	g := &mockGlossary{entries: map[string]string{}}
+	g := &mockGlossary{name: body.Name, entries: map[string]string{}}
 	for _, d := range body.Dictionaries {
 		if !strings.Contains(glossaryCodes, " "+d.SourceLang+" ") || !strings.Contains(glossaryCodes, " "+d.TargetLang+" ") {
 			s.reject(w, http.StatusBadRequest, "Unsupported glossary source and target language pair")
@@ -438,6 +447,23 @@ func (s *server) createGlossary(w http.ResponseWriter, r *http.Request) {
 	b, _ := json.Marshal(map[string]any{"glossary_id": id, "name": body.Name, "creation_time": "2021-08-03T14:16:18.329Z",
 		"dictionaries": []map[string]any{{"source_lang": g.source, "target_lang": g.target, "entry_count": len(g.entries)}}})
 	writeJSON(w, http.StatusCreated, b)
+}
+
+// listGlossaries is GET /v3/glossaries: every glossary held, without entries, in id order.
+func (s *server) listGlossaries(w http.ResponseWriter) {
+	s.mu.Lock()
+	var list []map[string]any
+	for _, id := range slices.Sorted(maps.Keys(s.glossaries)) {
+		if s.unlisted {
+			break
+		}
+		g := s.glossaries[id]
+		list = append(list, map[string]any{"glossary_id": id, "name": g.name, "creation_time": "2021-08-03T14:16:18.329Z",
+			"dictionaries": []map[string]any{{"source_lang": g.source, "target_lang": g.target, "entry_count": len(g.entries)}}})
+	}
+	s.mu.Unlock()
+	b, _ := json.Marshal(map[string]any{"glossaries": list})
+	writeJSON(w, http.StatusOK, b)
 }
 
 // deleteGlossary is DELETE /v3/glossaries/{glossary_id}.
