@@ -2,6 +2,7 @@ package microsoft
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/fanyi-go/translate"
@@ -126,4 +127,64 @@ func TestTextRuns(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("runs (-want +got):\n%s", diff)
 	}
+}
+
+// FuzzDictionary: the dictionary markup only wraps whole terms of the glossary, never
+// inside a tag of an HTML text, and removing it gives the text back.
+func FuzzDictionary(f *testing.F) {
+	for _, s := range []string{"A widget from Acme Cloud", `<p title="widget">A <b>widget</b></p><!-- widget -->`,
+		"x < widget > y & AT&T", "<a href='widget>'>widget</a", "ÄCME CLOUD widgetwidget"} {
+		f.Add(s, true)
+		f.Add(s, false)
+	}
+	g, err := glossary.New("brand", "en", "fr", []glossary.Term{
+		{Source: "widget", Target: "bidule"}, {Source: "Acme Cloud", Target: `"Acme" <Nuage>`}, {Source: "AT&T", Target: "AT et T"},
+	})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, text string, markup bool) {
+		if strings.Contains(text, "mstrans") {
+			t.Skip()
+		}
+		out := wrapTerms(g, text, markup)
+		var back strings.Builder
+		rest := out
+		for {
+			i := strings.Index(rest, dictOpen)
+			if i < 0 {
+				back.WriteString(rest)
+				break
+			}
+			back.WriteString(rest[:i])
+			rest = rest[i+len(dictOpen):]
+			j := strings.Index(rest, dictMid)
+			k := strings.Index(rest, dictClose)
+			if j < 0 || k < j {
+				t.Fatalf("broken markup in %q", out)
+			}
+			term := rest[j+len(dictMid) : k]
+			if ms := g.Find(term); len(ms) != 1 || ms[0].Start != 0 || ms[0].End != len(term) {
+				t.Fatalf("wrapped %q, not a whole term, in %q", term, out)
+			}
+			if markup && !inRun(textRuns(text, true), back.Len(), back.Len()+len(term)) {
+				t.Fatalf("wrapped %q at %d, inside markup of %q", term, back.Len(), text)
+			}
+			back.WriteString(term)
+			rest = rest[k+len(dictClose):]
+		}
+		if back.String() != text {
+			t.Fatalf("without the markup %q, want %q", back.String(), text)
+		}
+	})
+}
+
+// inRun reports whether [start, end) lies within one of runs.
+func inRun(runs [][2]int, start, end int) bool {
+	for _, r := range runs {
+		if r[0] <= start && end <= r[1] {
+			return true
+		}
+	}
+	return false
 }
