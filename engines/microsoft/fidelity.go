@@ -118,13 +118,24 @@ func markupEnd(text string, i int) int {
 		}
 		return -1
 	}
-	if len(rest) < 2 {
+	if len(rest) < 2 || !opensTag(rest[1]) {
 		return -1
 	}
-	c := rest[1]
-	if !(c == '/' || c == '!' || c == '?' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
-		return -1
+	if j := tagEnd(rest); j >= 0 {
+		return i + j
 	}
+	return -1
+}
+
+// opensTag reports whether c, after '<', starts a tag, declaration or processing
+// instruction.
+func opensTag(c byte) bool {
+	return c == '/' || c == '!' || c == '?' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
+
+// tagEnd returns the index just after the '>' that ends the tag at the start of rest (the
+// first one outside a quoted attribute value), or -1.
+func tagEnd(rest string) int {
 	var quote byte
 	for j := 1; j < len(rest); j++ {
 		switch ch := rest[j]; {
@@ -135,7 +146,7 @@ func markupEnd(text string, i int) int {
 		case ch == '"' || ch == '\'':
 			quote = ch
 		case ch == '>':
-			return i + j + 1
+			return j + 1
 		}
 	}
 	return -1
