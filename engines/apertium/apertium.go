@@ -187,20 +187,9 @@ func (e *Engine) Translate(ctx context.Context, req *translate.EngineRequest) (*
 	if req == nil {
 		return nil, e.errorf(translate.KindInvalidInput, "nil request")
 	}
-	if req.Source == language.Und {
-		return nil, e.errorf(translate.KindUnsupported, "source language detection is not supported; give a source language")
-	}
-	src, ok := sourceCode(req.Source)
-	if !ok {
-		return nil, e.errorf(translate.KindUnsupported, "no Apertium code for source language %q", req.Source)
-	}
-	tgts, ok := targetCodes(req.Target)
-	if !ok {
-		return nil, e.errorf(translate.KindUnsupported, "no Apertium code for target language %q", req.Target)
-	}
-	format, ok := apyFormat(req.Format)
-	if !ok {
-		return nil, e.errorf(translate.KindUnsupported, "format %s is not one APy takes (text or html)", req.Format)
+	src, tgts, format, err := e.params(req)
+	if err != nil {
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, httpx.TransportError(ctx, e.name, err)
@@ -293,6 +282,25 @@ dispatch:
 		return httpx.TransportError(ctx, e.name, err)
 	}
 	return nil
+}
+
+// params are req's source code, the target codes to try (a variant, then its base) and
+// APy's format; KindUnsupported when APy cannot take them.
+func (e *Engine) params(req *translate.EngineRequest) (src string, tgts []string, format string, err error) {
+	if req.Source == language.Und {
+		return "", nil, "", e.errorf(translate.KindUnsupported, "source language detection is not supported; give a source language")
+	}
+	src, ok := sourceCode(req.Source)
+	if !ok {
+		return "", nil, "", e.errorf(translate.KindUnsupported, "no Apertium code for source language %q", req.Source)
+	}
+	if tgts, ok = targetCodes(req.Target); !ok {
+		return "", nil, "", e.errorf(translate.KindUnsupported, "no Apertium code for target language %q", req.Target)
+	}
+	if format, ok = apyFormat(req.Format); !ok {
+		return "", nil, "", e.errorf(translate.KindUnsupported, "format %s is not one APy takes (text or html)", req.Format)
+	}
+	return src, tgts, format, nil
 }
 
 // apyCall is what every /translate request of one Translate carries besides the text.

@@ -244,25 +244,9 @@ func (e *Engine) Translate(ctx context.Context, req *translate.EngineRequest) (*
 	if req == nil {
 		return nil, e.errorf(translate.KindInvalidInput, "nil request")
 	}
-	tgt, err := e.targetCode(req.Target)
+	proto, gr, err := e.proto(ctx, req)
 	if err != nil {
 		return nil, err
-	}
-	src, err := e.sourceCode(req.Source)
-	if err != nil {
-		return nil, err
-	}
-	proto := translateBody{TargetLang: tgt, SourceLang: src, ShowBilledCharacters: true, Formality: formality(req.Style, tgt)}
-	if proto.TagHandling, err = e.tagHandling(req.Format); err != nil {
-		return nil, err
-	}
-	gr, err := e.useGlossary(ctx, req, src, tgt)
-	if err != nil {
-		return nil, err
-	}
-	proto.GlossaryID = gr.id
-	if gr.id != "" && proto.SourceLang == "" {
-		proto.SourceLang = gr.source // DeepL needs the source with a glossary
 	}
 	batches, err := e.batches(proto, req.Texts)
 	if err != nil {
@@ -297,6 +281,32 @@ func (e *Engine) Translate(ctx context.Context, req *translate.EngineRequest) (*
 		}
 	}
 	return res, nil
+}
+
+// proto is the body every batch of req shares (all but the texts), with the glossary it
+// sends, if any.
+func (e *Engine) proto(ctx context.Context, req *translate.EngineRequest) (translateBody, glossaryRequest, error) {
+	tgt, err := e.targetCode(req.Target)
+	if err != nil {
+		return translateBody{}, glossaryRequest{}, err
+	}
+	src, err := e.sourceCode(req.Source)
+	if err != nil {
+		return translateBody{}, glossaryRequest{}, err
+	}
+	proto := translateBody{TargetLang: tgt, SourceLang: src, ShowBilledCharacters: true, Formality: formality(req.Style, tgt)}
+	if proto.TagHandling, err = e.tagHandling(req.Format); err != nil {
+		return translateBody{}, glossaryRequest{}, err
+	}
+	gr, err := e.useGlossary(ctx, req, src, tgt)
+	if err != nil {
+		return translateBody{}, glossaryRequest{}, err
+	}
+	proto.GlossaryID = gr.id
+	if gr.id != "" && proto.SourceLang == "" {
+		proto.SourceLang = gr.source // DeepL needs the source with a glossary
+	}
+	return proto, gr, nil
 }
 
 // formality is the formality parameter for a style and target: "prefer_more" for

@@ -199,22 +199,9 @@ func (e *Engine) Translate(ctx context.Context, req *translate.EngineRequest) (*
 	if req == nil {
 		return nil, e.errorf(translate.KindInvalidInput, "nil request")
 	}
-	if req.Target == language.Und {
-		return nil, e.errorf(translate.KindInvalidInput, "target language is required")
-	}
-	tgt, err := e.code(req.Target)
+	src, tgt, format, err := e.params(req)
 	if err != nil {
 		return nil, err
-	}
-	format, err := e.format(req.Format)
-	if err != nil {
-		return nil, err
-	}
-	src := "auto"
-	if req.Source != language.Und {
-		if src, err = e.code(req.Source); err != nil {
-			return nil, err
-		}
 	}
 	var idx []int // non-empty texts
 	for i, t := range req.Texts {
@@ -246,6 +233,26 @@ func (e *Engine) Translate(ctx context.Context, req *translate.EngineRequest) (*
 		}
 	}
 	return res, nil
+}
+
+// params are req's source ("auto" to detect), target and format parameters.
+func (e *Engine) params(req *translate.EngineRequest) (src, tgt, format string, err error) {
+	if req.Target == language.Und {
+		return "", "", "", e.errorf(translate.KindInvalidInput, "target language is required")
+	}
+	if tgt, err = e.code(req.Target); err != nil {
+		return "", "", "", err
+	}
+	if format, err = e.format(req.Format); err != nil {
+		return "", "", "", err
+	}
+	src = "auto"
+	if req.Source != language.Und {
+		if src, err = e.code(req.Source); err != nil {
+			return "", "", "", err
+		}
+	}
+	return src, tgt, format, nil
 }
 
 // format is the format parameter for a request's format: "text", or "html" for
