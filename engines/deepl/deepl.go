@@ -43,7 +43,9 @@
 // make a new DeepL glossary, and concurrent first uses create it once. The engine
 // remembers the ids of the last 256 revisions it used. A glossary that DeepL no longer
 // has (deleted or expired: 404, or 400 naming the glossary) is created again, once per
-// call. DeepL needs the source language with a glossary: a request that detects its
+// call; a glossary DeepL refuses with a request all the same (any 400 or 404) is left out
+// of it, and of later requests once the request succeeds without it: a glossary problem
+// never fails a translation. DeepL needs the source language with a glossary: a request that detects its
 // source sends the glossary's. The DeepL glossary is named "fanyi-go NAME REVISION";
 // before creating one, the engine looks in the account (GET /v3/glossaries) for a
 // glossary of that revision, pair and entry count that it or another process made
@@ -337,18 +339,34 @@ func (e *Engine) tagHandling(f translate.Format) (string, error) {
 	return "", e.errorf(translate.KindUnsupported, "format %s is not one DeepL takes", f)
 }
 
-// sendGlossary sends body; when DeepL no longer has its glossary (deleted or expired), it
-// creates g again, puts the new id in body and sends it once more.
+// sendGlossary sends body. When DeepL refuses its glossary, it does not fail the call:
+// a glossary DeepL no longer has (deleted or expired) is created again and the body sent
+// once more; a glossary DeepL refuses otherwise (any 400 or 404 with it, once again after
+// a re-creation) is left out, the body sent without it and, when that succeeds, the
+// revision remembered as one DeepL cannot have. The Client checks the terms either way.
 func (e *Engine) sendGlossary(ctx context.Context, body *translateBody, g *glossary.Glossary) (*translateResponse, error) {
 	tr, err := e.send(ctx, body)
-	if err == nil || body.GlossaryID == "" || !glossaryGone(err) {
+	if err == nil || body.GlossaryID == "" || !refused(err) {
 		return tr, err
 	}
-	e.forgetGlossary(g, body.GlossaryID)
-	if body.GlossaryID, err = e.glossaryID(ctx, g); err != nil {
-		return nil, err
+	if glossaryGone(err) {
+		e.forgetGlossary(g, body.GlossaryID)
+		if body.GlossaryID, err = e.glossaryID(ctx, g); err != nil {
+			return nil, err
+		}
+		if body.GlossaryID == "" {
+			return e.send(ctx, body)
+		}
+		if tr, err = e.send(ctx, body); err == nil || !refused(err) {
+			return tr, err
+		}
 	}
-	return e.send(ctx, body)
+	id := body.GlossaryID
+	body.GlossaryID = ""
+	if tr, err = e.send(ctx, body); err == nil {
+		e.refuseGlossary(g, id)
+	}
+	return tr, err
 }
 
 // batches splits the indexes of the non-empty texts into requests of at most MaxTexts texts

@@ -189,14 +189,60 @@ func TestGlossaryGone(t *testing.T) {
 	if diff := cmp.Diff([]string{"1", "1", "2"}, ids); diff != "" {
 		t.Errorf("glossary ids sent (-want +got):\n%s", diff)
 	}
-	// A glossary that is gone again right after its creation: one retry, then the error.
+	// A glossary that is gone again right after its creation: one retry, then the text goes
+	// without it, and so do later ones (the revision is remembered as refused).
 	s.createReply = func(w http.ResponseWriter) {
 		writeJSON(w, http.StatusCreated, []byte(`{"glossary_id":"def3a26b-3e84-45b3-84ae-999999999999","name":"x"}`))
 	}
 	before := len(s.bodies())
-	_, err := e.Translate(ctx, withFidelity(req("en", "de", "widget"), translate.FormatText, g))
-	if translate.KindOf(err) != translate.KindInvalidInput || len(s.bodies())-before != 2 {
-		t.Errorf("err = %v after %d requests, want KindInvalidInput after 2", err, len(s.bodies())-before)
+	for range 2 {
+		if _, err := e.Translate(ctx, withFidelity(req("en", "de", "widget"), translate.FormatText, g)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids = nil
+	for _, b := range s.bodies()[before:] {
+		ids = append(ids, b.GlossaryID)
+	}
+	want := []string{"def3a26b-3e84-45b3-84ae-000000000002", "def3a26b-3e84-45b3-84ae-999999999999", "", ""}
+	if diff := cmp.Diff(want, ids); diff != "" {
+		t.Errorf("glossary ids sent (-want +got):\n%s", diff)
+	}
+	if n := len(s.creations()); n != 3 {
+		t.Errorf("%d creations, want 3", n)
+	}
+}
+
+// TestGlossaryRefused: any other 400 with a glossary (deepl-mock's own failure, say) sends
+// the text again without it; a 400 that is the text's fault stays the error it was.
+func TestGlossaryRefused(t *testing.T) {
+	e, s := newEngine(t, enginetest.Scenario{})
+	s.glossaryFails = true
+	ctx := context.Background()
+	g := newGlossary(t, "brand", "en", "de", "widget", "Dings")
+	res, err := e.Translate(ctx, withFidelity(req("en", "de", "widget"), translate.FormatText, g))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{enginetest.Expected("widget")}, res.Texts); diff != "" {
+		t.Errorf("texts (-want +got):\n%s", diff)
+	}
+	var ids []string
+	for _, b := range s.bodies() {
+		ids = append(ids, b.GlossaryID)
+	}
+	if diff := cmp.Diff([]string{"def3a26b-3e84-45b3-84ae-000000000001", ""}, ids); diff != "" {
+		t.Errorf("glossary ids sent (-want +got):\n%s", diff)
+	}
+
+	e, s = newEngine(t, enginetest.Scenario{})
+	s.reply = func(w http.ResponseWriter) { writeJSON(w, http.StatusBadRequest, testdata(t, "error_400.json")) }
+	_, err = e.Translate(ctx, withFidelity(req("en", "de", "widget"), translate.FormatText, g))
+	if translate.KindOf(err) != translate.KindInvalidInput || len(s.bodies()) != 2 {
+		t.Errorf("err = %v after %d requests, want KindInvalidInput after 2", err, len(s.bodies()))
+	}
+	if id, ok := e.gl.ids.Peek(g.Revision()); !ok || id == "" {
+		t.Errorf("glossary remembered as %q, %v after the text's own failure; want its id", id, ok)
 	}
 }
 

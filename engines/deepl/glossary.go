@@ -126,6 +126,14 @@ func (e *Engine) forgetGlossary(g *glossary.Glossary, id string) {
 	}
 }
 
+// refuseGlossary remembers that DeepL refuses g's glossary id (no glossary for its
+// revision from now on), unless the revision has another id by now.
+func (e *Engine) refuseGlossary(g *glossary.Glossary, id string) {
+	if got, ok := e.gl.ids.Peek(g.Revision()); !ok || got == id {
+		e.gl.ids.Add(g.Revision(), "")
+	}
+}
+
 // createBody is CreateMultilingualGlossaryParameters.
 type createBody struct {
 	Name         string           `json:"name"`
@@ -263,6 +271,13 @@ func entryFits(s string) bool {
 		}
 	}
 	return true
+}
+
+// refused reports whether a translate error is DeepL refusing the request as sent (400 or
+// 404), which, with a glossary, may be the glossary's fault.
+func refused(err error) bool {
+	var te *translate.Error
+	return errors.As(err, &te) && (te.StatusCode == http.StatusBadRequest || te.StatusCode == http.StatusNotFound)
 }
 
 // glossaryGone reports whether a translate error says the glossary sent is unknown to

@@ -58,6 +58,9 @@ type server struct {
 	created    []createBody             // valid creation bodies, in arrival order
 	// createGate, when set, holds each creation until it can receive.
 	createGate chan struct{}
+	// glossaryFails answers every translation with a glossary with a 400 that names no
+	// glossary (as deepl-mock does when its own lookup fails).
+	glossaryFails bool
 	// unlisted makes GET /v3/glossaries list nothing.
 	unlisted bool
 	// createReply, when set, answers each valid creation instead (status, body).
@@ -337,6 +340,10 @@ func (s *server) translate(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.requests = append(s.requests, rec)
 	s.mu.Unlock()
+	if body.GlossaryID != nil && s.glossaryFails {
+		writeJSON(w, http.StatusBadRequest, []byte(`{"message":"Cannot read properties of undefined (reading 'entryList')"}`))
+		return
+	}
 	if body.GlossaryID != nil && gl == nil { // deleted or never made: deepl-mock's answer
 		writeJSON(w, http.StatusBadRequest, []byte(`{"message":"Glossary not found"}`))
 		return
