@@ -146,3 +146,35 @@ func TestXMLUnsupported(t *testing.T) {
 		t.Errorf("%d requests sent", n)
 	}
 }
+
+// TestGlossaryRefusedByGoogle: a resource Google refuses does not fail the call: the texts
+// go again without it, and it is not sent again; another resource stays in use.
+func TestGlossaryRefusedByGoogle(t *testing.T) {
+	const missing = "projects/my-project/locations/us-central1/glossaries/missing"
+	s := newServer(t, enginetest.Scenario{})
+	e := s.v3(t, WithLocation("us-central1"), WithGlossaries(map[string]string{"brand": missing, "ok": testGlossaryResource}))
+	ctx := context.Background()
+	for range 2 {
+		res, err := e.Translate(ctx, &translate.EngineRequest{Texts: []string{"widget"}, Source: language.English,
+			Target: language.German, Glossary: brandGlossary(t, "brand")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]string{"T:widget"}, res.Texts); diff != "" {
+			t.Errorf("texts (-want +got):\n%s", diff)
+		}
+	}
+	if _, err := e.Translate(ctx, &translate.EngineRequest{Texts: []string{"widget"}, Source: language.English,
+		Target: language.German, Glossary: brandGlossary(t, "ok")}); err != nil {
+		t.Fatal(err)
+	}
+	var sent []string
+	for _, c := range s.requests() {
+		g, _ := c.Body["glossaryConfig"].(map[string]any)
+		r, _ := g["glossary"].(string)
+		sent = append(sent, r)
+	}
+	if diff := cmp.Diff([]string{missing, "", "", testGlossaryResource}, sent); diff != "" {
+		t.Errorf("glossaries sent (-want +got):\n%s", diff)
+	}
+}

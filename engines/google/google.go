@@ -152,6 +152,7 @@ type Engine struct {
 	region string    // v3: Region(location)
 	// glossaries maps glossary names to v3 glossary resources (WithGlossaries).
 	glossaries map[string]string
+	refused    *resourceSet // resources Google refused, never sent again
 }
 
 // New returns a Cloud Translation Basic (v2) engine authenticated with apiKey, which it
@@ -198,7 +199,7 @@ func NewV3(projectID string, token func(context.Context) (string, error), opts .
 	if err := checkGlossaries(c, true); err != nil {
 		return nil, err
 	}
-	e.glossaries = c.glossaries
+	e.glossaries, e.refused = c.glossaries, &resourceSet{}
 	e.v3 = true
 	e.parent = "projects/" + url.PathEscape(projectID) + "/locations/" + url.PathEscape(c.location)
 	e.key = httpx.NewKey("", token)

@@ -383,6 +383,10 @@ func (s *server) translateV3(w http.ResponseWriter, r *http.Request, raw []byte)
 			googleError(w, 400, "INVALID_ARGUMENT", "Invalid glossary.")
 			return
 		}
+		if strings.HasSuffix(g.Glossary, "/glossaries/missing") {
+			googleError(w, 404, "NOT_FOUND", "Glossary not found.")
+			return
+		}
 		glossary = g.Glossary
 	}
 	known := s.knownLanguages()

@@ -2,8 +2,34 @@ package google
 
 import (
 	"context"
+	"errors"
 	"net/http"
+	"sync"
+
+	"github.com/fanyi-go/translate"
 )
+
+// resourceSet is a set of glossary resources, bounded by WithGlossaries' map. Safe for
+// concurrent use.
+type resourceSet struct {
+	mu sync.Mutex
+	m  map[string]bool
+}
+
+func (s *resourceSet) Load(r string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.m[r]
+}
+
+func (s *resourceSet) Store(r string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = make(map[string]bool)
+	}
+	s.m[r] = true
+}
 
 // v3Request is the JSON form of google.cloud.translation.v3.TranslateTextRequest; parent
 // rides in the path.
@@ -43,8 +69,28 @@ type v3Languages struct {
 	} `json:"languages"`
 }
 
-// translateV3 is one POST /v3/{parent}:translateText.
+// translateV3 is one POST /v3/{parent}:translateText. A glossary that Google refuses
+// (400 or 404 with glossaryConfig: a resource that does not exist, is not ready, or is
+// for other languages) does not fail the call: the texts go again without it, the
+// resource is remembered as refused and not sent again, and the Client checks the terms.
 func (e *Engine) translateV3(ctx context.Context, texts []string, c call) ([]string, string, error) {
+	if c.glossary != "" && e.refused.Load(c.glossary) {
+		c.glossary = ""
+	}
+	out, detected, err := e.postV3(ctx, texts, c)
+	var te *translate.Error
+	if c.glossary != "" && errors.As(err, &te) && (te.StatusCode == http.StatusBadRequest || te.StatusCode == http.StatusNotFound) {
+		res := c.glossary
+		c.glossary = ""
+		if out, detected, err = e.postV3(ctx, texts, c); err == nil {
+			e.refused.Store(res)
+		}
+	}
+	return out, detected, err
+}
+
+// postV3 sends texts in one POST /v3/{parent}:translateText.
+func (e *Engine) postV3(ctx context.Context, texts []string, c call) ([]string, string, error) {
 	body := v3Request{Contents: texts, MimeType: "text/plain", SourceLanguageCode: c.src, TargetLanguageCode: c.tgt}
 	if c.html {
 		body.MimeType = "text/html"
