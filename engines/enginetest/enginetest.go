@@ -41,6 +41,7 @@
 //			ErrorKinds: []translate.Kind{translate.KindUnauthorized, translate.KindRateLimited},
 //			Secrets:    []string{"test-key"},
 //			MaxTexts:   50,
+//			Native:     bundled.Profile().Native, // the formats and instructions it declares
 //		})
 //	}
 //
