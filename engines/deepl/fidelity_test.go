@@ -2,6 +2,7 @@ package deepl
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -369,8 +370,8 @@ func TestGlossaryWaitHonoursContext(t *testing.T) {
 		}()
 		synctest.Wait()
 		cancel()
-		if err := <-waiter; translate.KindOf(err) != translate.KindCanceled {
-			t.Errorf("waiter: err = %v, want KindCanceled", err)
+		if err := <-waiter; translate.KindOf(err) != translate.KindCanceled || !errors.Is(err, context.Canceled) {
+			t.Errorf("waiter: err = %v, want KindCanceled wrapping context.Canceled", err)
 		}
 		close(gate)
 		if err := <-first; err != nil {

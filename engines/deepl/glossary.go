@@ -98,7 +98,7 @@ func (e *Engine) glossaryID(ctx context.Context, g *glossary.Glossary) (string, 
 		})
 		select {
 		case <-ctx.Done():
-			return "", e.errorf(translate.KindCanceled, "waiting for the glossary: %v", ctx.Err())
+			return "", httpx.TransportError(ctx, e.name, ctx.Err())
 		case r := <-ch:
 			if r.Err == nil {
 				return r.Val.(string), nil
