@@ -147,6 +147,33 @@ func (l *local) learnHold(engine string, kind translate.Kind, until time.Time) {
 	}
 }
 
+// replaceHold keeps what Redis holds for the engine (ok false: no hold), except a hold set
+// here that waits to be pushed; it returns the engine's hold as now known.
+func (l *local) replaceHold(key, engine string, h heldEngine, ok bool) (heldEngine, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if p, pending := l.holdOps[key]; pending {
+		kind, until := parseHold(p.value)
+		if !ok || h.until.Before(until) {
+			h, ok = heldEngine{kind, until}, true
+		}
+	}
+	if !ok {
+		delete(l.holds, engine)
+		return heldEngine{}, false
+	}
+	l.holds[engine] = h
+	return h, true
+}
+
+// unhold forgets the engine's hold, here and in what waits to be pushed.
+func (l *local) unhold(key, engine string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.holds, engine)
+	delete(l.holdOps, key)
+}
+
 // hold keeps a hold set here and queues it for Redis.
 func (l *local) hold(key, engine string, kind translate.Kind, until time.Time) {
 	l.learnHold(engine, kind, until)
