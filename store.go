@@ -216,11 +216,12 @@ func (c *Client) applyHolds(holds []EngineHold) {
 	s := c.cfg.Load()
 	now := c.now()
 	down := false
+	at := time.Unix(0, now)
 	for _, e := range s.engines {
 		until := int64(0)
 		for _, h := range holds {
-			if h.Engine == e.name && h.Kind != KindUnknown && h.Until.UnixNano() > now {
-				until = min(h.Until.UnixNano(), now+int64(maxHold))
+			if h.Engine == e.name && h.Kind != KindUnknown && h.Until.After(at) {
+				until = now + int64(min(h.Until.Sub(at), maxHold))
 				e.heldKind.Store(int32(h.Kind))
 				down = down || h.Kind == KindUnavailable
 			}

@@ -235,3 +235,29 @@ func TestHeldEngineIsProbedByOneReplicaAndComesBackEverywhere(t *testing.T) {
 		t.Errorf("A (its breaker open) sent a request to %q, want y", got)
 	}
 }
+
+// With Redis gone, holds stay local: the replica whose breaker opens keeps x out by its
+// breaker alone, no request fails for the hold or the probe lock, and the other replica
+// goes on with its own view (it still calls x).
+func TestHoldsWithoutRedisStayLocal(t *testing.T) {
+	srv := needRedis(t)
+	v := &vendor{}
+	prefix := fmt.Sprintf("holds3-%d:", time.Now().UnixNano())
+	a := newHoldReplica(t, srv.Addr, prefix, v, nil, touchy)
+	b := newHoldReplica(t, srv.Addr, prefix, v, nil, stubborn)
+	a.ask(t)
+	b.ask(t)
+	srv.Stop()
+	v.down.Store(true)
+	openOn(t, a) // ask fails the test on any error
+	before := b.x.calls.Load()
+	for range 5 {
+		if got := a.ask(t); got != "y" {
+			t.Errorf("A (breaker open) answered from %q, want y", got)
+		}
+		b.ask(t)
+	}
+	if b.x.calls.Load() == before {
+		t.Error("B stopped calling x without Redis: it cannot know of A's breaker")
+	}
+}
