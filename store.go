@@ -226,6 +226,12 @@ func (c *Client) applyHolds(holds []EngineHold) {
 				down = down || h.Kind == KindUnavailable
 			}
 		}
+		switch was := e.heldUntil.Load() > now; {
+		case until > 0 && !was:
+			c.obs.warn("engine held out for every replica of the store", e.name)
+		case until == 0 && was:
+			c.obs.warn("engine's shared hold ended", e.name)
+		}
 		e.setHeld(until)
 	}
 	if down {

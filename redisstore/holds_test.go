@@ -21,6 +21,7 @@ import (
 // with the calls in flight counted across replicas.
 type vendor struct {
 	down     atomic.Bool
+	kind     translate.Kind // of the failure while down; KindUnknown: KindUnavailable
 	delay    time.Duration
 	inflight atomic.Int32
 	most     atomic.Int32 // the most calls in flight at once
@@ -59,7 +60,11 @@ func (e *vendorEngine) Translate(ctx context.Context, r *translate.EngineRequest
 		}
 	}
 	if e.v.down.Load() {
-		return nil, &translate.Error{Kind: translate.KindUnavailable, Engine: e.name, Message: "503"}
+		kind := e.v.kind
+		if kind == translate.KindUnknown {
+			kind = translate.KindUnavailable
+		}
+		return nil, &translate.Error{Kind: kind, Engine: e.name, Message: "vendor refused"}
 	}
 	out := make([]string, len(r.Texts))
 	for i, t := range r.Texts {
@@ -159,11 +164,18 @@ func openOn(t *testing.T, r *holdReplica) {
 	}
 }
 
-// An engine whose breaker opens on replica A is out of routing on replica B within 1 s,
-// although B never saw it fail enough to open its own breaker (B's stays closed).
+// An engine that replica A finds down (its breaker opens), out of quota or unauthorized is
+// out of routing on replica B within 1 s, although B never saw it fail enough to open its
+// own breaker (B's stays closed).
 func TestEngineDownOnOneReplicaIsHeldOnAll(t *testing.T) {
+	for _, kind := range []translate.Kind{translate.KindUnavailable, translate.KindQuotaExhausted, translate.KindUnauthorized} {
+		t.Run(kind.String(), func(t *testing.T) { heldOnAll(t, kind) })
+	}
+}
+
+func heldOnAll(t *testing.T, kind translate.Kind) {
 	srv := needRedis(t)
-	v := &vendor{}
+	v := &vendor{kind: kind}
 	prefix := fmt.Sprintf("holds1-%d:", time.Now().UnixNano())
 	a := newHoldReplica(t, srv.Addr, prefix, v, nil, touchy)
 	b := newHoldReplica(t, srv.Addr, prefix, v, nil, stubborn)
@@ -171,21 +183,25 @@ func TestEngineDownOnOneReplicaIsHeldOnAll(t *testing.T) {
 		t.Fatalf("before the outage B's request went to %q, want x", got)
 	}
 	v.down.Store(true)
-	openOn(t, a)
+	if kind == translate.KindUnavailable {
+		openOn(t, a)
+	} else {
+		a.ask(t) // one refusal holds it
+	}
 	opened := time.Now()
 	for time.Since(opened) < 1500*time.Millisecond {
 		if got := b.ask(t); got != "y" && time.Since(opened) > time.Second {
-			t.Fatalf("%v after A's breaker opened B's request went to %q, want y", time.Since(opened), got)
+			t.Fatalf("%v after A found x down B's request went to %q, want y", time.Since(opened), got)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	if last := time.Unix(0, b.x.last.Load()); last.Sub(opened) > time.Second {
-		t.Errorf("B called x %v after A's breaker opened, want none after 1s", last.Sub(opened))
+		t.Errorf("B called x %v after A found it down, want none after 1s", last.Sub(opened))
 	}
 	if st := breakerOf(b.c, "x"); st != translate.BreakerClosed {
 		t.Errorf("B's breaker for x is %v, want closed: a shared hold leaves breakers alone", st)
 	}
-	t.Logf("B called x %d times in all, the last %v after A's breaker opened", b.x.calls.Load(),
+	t.Logf("B called x %d times in all, the last %v after A found it down", b.x.calls.Load(),
 		time.Unix(0, b.x.last.Load()).Sub(opened))
 }
 
