@@ -31,7 +31,7 @@ func (s *Store) Admit(ctx context.Context, a translate.Admission) (translate.Adm
 	}
 	now := s.o.now()
 	s.refreshHold(a.Engine, now)
-	if h, ok := s.loc.held(a.Engine, now); ok && h.kind != translate.KindUnavailable { // a down engine is out of routing (WatchHolds)
+	if h, ok := s.loc.held(a.Engine, now); ok {
 		return translate.Admitted{Refused: h.kind, Until: h.until, QuotaLeft: -1}, nil
 	}
 	c := &call{engine: a.Engine, expires: now.Add(a.LeaseTTL)}

@@ -117,12 +117,14 @@ func (l *local) recover() bool {
 	return true
 }
 
-// held is the engine's hold at now, as last known here.
+// held is the engine's hold at now that refuses admissions, as last known here: a vendor's
+// refusal. An engine held down (a breaker opened) is kept out of routing by the Clients'
+// hold watch instead (WatchHolds), which lets it back in as soon as a probe passes anywhere.
 func (l *local) held(engine string, now time.Time) (heldEngine, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	h, ok := l.holds[engine]
-	return h, ok && h.until.After(now)
+	return h, ok && h.until.After(now) && h.kind != translate.KindUnavailable
 }
 
 // holdDue reports whether the engine's shared hold should be read again (first: it never
