@@ -466,6 +466,9 @@ func (c *Client) breakerMoved(e *engine, t transition) {
 	if !t.changed() {
 		return
 	}
+	if t.to == BreakerOpen {
+		c.shareDown(e) // store.go
+	}
 	if t.from == BreakerHalfOpen && t.to == BreakerClosed {
 		c.resetHealth(e)
 	}
