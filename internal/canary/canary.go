@@ -190,11 +190,12 @@ const (
 	ErrorRate               // error rate above the baseline's by more than MaxErrorRateDelta
 	Quality                 // good-output rate below MinQualityRatio of the baseline's
 	Latency                 // mean latency above MaxLatencyRatio of the baseline's
+	Health                  // taken out of routing by its health (Stop)
 )
 
-var reasonNames = [...]string{"healthy", "error_rate", "quality", "latency"}
+var reasonNames = [...]string{"healthy", "error_rate", "quality", "latency", "health"}
 
-// String returns "healthy", "error_rate", "quality" or "latency".
+// String returns "healthy", "error_rate", "quality", "latency" or "health".
 func (r Reason) String() string {
 	if int(r) < len(reasonNames) {
 		return reasonNames[r]
@@ -291,6 +292,21 @@ func (a *Analysis) Record(o Outcome, lat time.Duration, now time.Time) (Step, bo
 	}
 	a.share.Store(math.Float64bits(st.To))
 	a.since, a.own, a.base0 = now, Counts{}, a.base.Total()
+	return st, true
+}
+
+// Stop rolls a running analysis back to 0 for a reason found outside it (the engine's
+// health took it out of routing, where it can no longer be judged) and returns the Step;
+// false when the analysis is Done or Stopped already.
+func (a *Analysis) Stop(why Reason, now time.Time) (Step, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.state != Running {
+		return Step{}, false
+	}
+	st := Step{From: a.Share(), Reason: why, At: now, Since: a.since, Canary: a.own, Base: a.base.Total().sub(a.base0)}
+	a.state = Stopped
+	a.share.Store(0)
 	return st, true
 }
 
