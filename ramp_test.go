@@ -296,3 +296,23 @@ func TestCanaryListenerPanics(t *testing.T) {
 		t.Errorf("the stopped listener heard (-want +got):\n%s", d)
 	}
 }
+
+// TestCanaryHealthRollback: a canary its health takes out of routing is rolled back at
+// that fold, even when its analysis would need far more calls to judge it (MinRequests
+// 1e6): demoted to the fallback pool it gets no traffic to be judged by.
+func TestCanaryHealthRollback(t *testing.T) {
+	run := drill(t, 6000, translate.Ramp{MinRequests: 1e6, Steps: []float64{5, 100}}, func(e *fake.Engine) {
+		e.Down(translate.KindUnavailable)
+	})
+	got := verdicts(run.steps)
+	if d := cmp.Diff([]verdict{{5, 0, "health"}}, got); d != "" {
+		t.Fatalf("steps (-want +got):\n%s", d)
+	}
+	// The first fold with enough calls: 10s (HealthEvery) or the next.
+	if st := run.steps[0]; st.Held > 20*time.Second || st.ErrorRate != 1 {
+		t.Errorf("rolled back after %v at error rate %v, want by the second fold (20s) at 1", st.Held, st.ErrorRate)
+	}
+	if run.after != 0 || run.final != 0 {
+		t.Errorf("after the rollback: %d canary calls, share %v; want none at 0", run.after, run.final)
+	}
+}
