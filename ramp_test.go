@@ -316,3 +316,24 @@ func TestCanaryHealthRollback(t *testing.T) {
 		t.Errorf("after the rollback: %d canary calls, share %v; want none at 0", run.after, run.final)
 	}
 }
+
+// TestCanaryDefaultRamp: "ramp": {} as shipped (steps 1, 5, 20, 100; 100 calls and a
+// minute at each step) promotes a good canary in under five minutes of 100 requests a
+// second, each step held a minute at least.
+func TestCanaryDefaultRamp(t *testing.T) {
+	run := drill(t, 30000, translate.Ramp{}, func(*fake.Engine) {})
+	want := []verdict{{1, 5, "healthy"}, {5, 20, "healthy"}, {20, 100, "healthy"}}
+	if d := cmp.Diff(want, verdicts(run.steps)); d != "" {
+		t.Fatalf("steps (-want +got):\n%s", d)
+	}
+	var total time.Duration
+	for _, st := range run.steps {
+		total += st.Held
+		if st.Held < time.Minute {
+			t.Errorf("step %v -> %v held %v, want a minute at least", st.From, st.To, st.Held)
+		}
+	}
+	if total > 5*time.Minute || run.final != 100 {
+		t.Errorf("promoted after %v at share %v, want 100 within 5m", total, run.final)
+	}
+}

@@ -135,8 +135,10 @@ func (c Counts) Latency() time.Duration {
 	return time.Duration(c.LatNanos / c.OK)
 }
 
-// stripes spreads the Baseline's counters, as internal/health does: every call of every
-// engine that is not a canary records there, on every core at once.
+// stripes spreads the Baseline's counters, as internal/health does (its
+// BenchmarkRecordParallel): every call of every engine that is not a canary records there,
+// on every core at once, while a canary ramps. BenchmarkBaselineRecordOneStripe is the
+// plain version; on a shared 2-core machine the two are within noise of each other.
 const stripes = 8
 
 type stripe struct {

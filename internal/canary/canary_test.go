@@ -266,3 +266,14 @@ func BenchmarkBaselineRecordParallel(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkBaselineRecordOneStripe is the plain version BenchmarkBaselineRecordParallel is
+// measured against: every call on the same counters (key 0).
+func BenchmarkBaselineRecordOneStripe(b *testing.B) {
+	var base Baseline
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			base.Record(0, OK, time.Millisecond)
+		}
+	})
+}
