@@ -229,6 +229,7 @@ type Analysis struct {
 	set   Settings
 	base  *Baseline
 	share atomic.Uint64 // float64 bits: the share the router reads
+	over  atomic.Bool   // Done or Stopped: Record returns without the lock
 
 	mu    sync.Mutex
 	state State
@@ -251,6 +252,7 @@ func New(s Settings, base *Baseline, start float64, now time.Time) *Analysis {
 	}
 	if a.next == len(s.Steps) {
 		a.state = Done
+		a.over.Store(true)
 	}
 	a.share.Store(math.Float64bits(start))
 	return a
@@ -269,6 +271,9 @@ func (a *Analysis) State() State {
 // Record counts one call of the canary that ended with o after lat, at time now, and
 // returns the Step it decided, if any. A Done or Stopped analysis counts nothing.
 func (a *Analysis) Record(o Outcome, lat time.Duration, now time.Time) (Step, bool) {
+	if a.over.Load() {
+		return Step{}, false
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.state != Running {
@@ -280,6 +285,7 @@ func (a *Analysis) Record(o Outcome, lat time.Duration, now time.Time) (Step, bo
 	st := Step{From: from, At: now, Since: a.since, Canary: a.own, Base: base}
 	if why, bad := a.judge(a.own, base); bad {
 		a.state = Stopped
+		a.over.Store(true)
 		a.share.Store(0)
 		st.Reason = why
 		return st, true
@@ -291,6 +297,7 @@ func (a *Analysis) Record(o Outcome, lat time.Duration, now time.Time) (Step, bo
 	a.next++
 	if a.next == len(a.set.Steps) {
 		a.state = Done
+		a.over.Store(true)
 	}
 	a.share.Store(math.Float64bits(st.To))
 	a.since, a.own, a.base0 = now, Counts{}, a.base.Total()
@@ -308,6 +315,7 @@ func (a *Analysis) Stop(why Reason, now time.Time) (Step, bool) {
 	}
 	st := Step{From: a.Share(), Reason: why, At: now, Since: a.since, Canary: a.own, Base: a.base.Total().sub(a.base0)}
 	a.state = Stopped
+	a.over.Store(true)
 	a.share.Store(0)
 	return st, true
 }

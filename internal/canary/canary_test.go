@@ -277,3 +277,24 @@ func BenchmarkBaselineRecordOneStripe(b *testing.B) {
 		}
 	})
 }
+
+// TestStop: Stop rolls a running analysis back to 0 with the counts of its step, once; a
+// Done analysis cannot be stopped, and a stopped one records nothing.
+func TestStop(t *testing.T) {
+	var base Baseline
+	a := New(Settings{}, &base, 5, t0)
+	a.Record(Failed, 0, t0.Add(time.Second))
+	st, ok := a.Stop(Health, t0.Add(10*time.Second))
+	if !ok || st.From != 5 || st.To != 0 || st.Reason != Health || st.Canary.Errors != 1 || st.At.Sub(st.Since) != 10*time.Second {
+		t.Errorf("Stop = %+v, %v; want 5 -> 0 for health after 10s with the one error", st, ok)
+	}
+	if _, ok := a.Stop(Health, t0); ok || a.Share() != 0 || a.State() != Stopped {
+		t.Errorf("a second Stop moved (%v), or share %v state %v", ok, a.Share(), a.State())
+	}
+	if _, ok := a.Record(OK, 0, t0.Add(time.Hour)); ok {
+		t.Error("a stopped analysis took a step")
+	}
+	if _, ok := New(Settings{}, &base, 100, t0).Stop(Health, t0); ok {
+		t.Error("a done analysis was stopped")
+	}
+}
