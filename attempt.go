@@ -122,6 +122,7 @@ func (c *Client) settle(w *walk, e *engine, l *lease, out *EngineResult, err err
 	if err == nil {
 		e.h.Served(w.r.hash)
 	}
+	c.rampRecord(w, e, err, kind, caller)
 	if err != nil && !mayHaveBilled(kind, caller) {
 		c.refund(e, l)
 		c.unclaim(w.r, e, w.now)

@@ -293,6 +293,11 @@ var limits = map[string]limit{
 	"Profile.MaxTextChars":          {0, 1e7, false},
 	"Profile.Canary":                {0, 100, false},
 	"Profile.SafeRate":              {0, 1e6, false},
+	"Ramp.MinRequests":              {1, 1e6, true},
+	"Ramp.StepEvery":                {1, float64(24 * time.Hour), true},
+	"Ramp.MaxErrorRateDelta":        {0, 1, false},
+	"Ramp.MinQualityRatio":          {0, 1, false},
+	"Ramp.MaxLatencyRatio":          {1, 100, true},
 }
 
 // maxCacheEntries bounds the cache's size (CacheConfig.Entries, WithCache). The cache
@@ -428,6 +433,9 @@ func (p *Profile) validate(prefix string) error {
 		}
 	}
 	if err := checkLimits(prefix, *p); err != nil {
+		return err
+	}
+	if err := p.Ramp.validate(prefix + "Ramp."); err != nil {
 		return err
 	}
 	return validatePairQuality(prefix+"PairQuality", p.PairQuality)

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/fanyi-go/translate/internal/canary"
 	"github.com/fanyi-go/translate/internal/health"
 	"github.com/fanyi-go/translate/internal/lang"
 	"github.com/fanyi-go/translate/internal/quota"
@@ -35,11 +36,13 @@ type engine struct {
 	q       *quota.Quota  // shared across configurations while QuotaPeriod stays
 	// Profile facts the router reads on every decision, kept beside its other hot fields.
 	quotaLimited bool // Quota > 0
-	canary       bool // Canary > 0
+	canary       bool // Canary > 0, Staged or Ramp
 	fallback     bool // FallbackOnly
 	free         bool // ClassFree or no price: costs no budget
 
 	view atomic.Pointer[view]
+
+	ramp *canary.Analysis // nil: no Profile.Ramp, or a staged engine at 0 (ramp.go)
 }
 
 // engineState is what the Client knows of an engine whatever its configuration: it lives as
@@ -617,7 +620,7 @@ func sticky(h uint64, engines []*engine, cands []candidate) *engine {
 // inCanary reports whether the user (by hash) falls in the engine's canary share. The share
 // is a threshold on a stable per-user number, so raising it keeps every user who was in.
 func inCanary(userHash uint64, e *engine) bool {
-	return float64(mix(userHash^e.nameHash)%10000) < e.prof.Canary*100
+	return float64(mix(userHash^e.nameHash)%10000) < e.canaryShare()*100
 }
 
 // rngStripes spreads the seeded random sequence over independent counters, so parallel

@@ -104,6 +104,7 @@ type Client struct {
 	store     Store
 	// sharedSpent is the shared budget's spend as the Store last reported it (float64 bits).
 	sharedSpent atomic.Uint64
+	ramps       rampState // canary analysis: the baseline and the OnCanaryStep listeners (ramp.go)
 
 	closed    atomic.Bool
 	closeOnce sync.Once
@@ -399,6 +400,9 @@ type EngineStatus struct {
 	// successful call, the mean of the first fold's (HealthEvery) successful calls after it,
 	// then moved 30% of the way to each later fold's mean.
 	LatencyEWMA time.Duration
+	// Canary is the share of UserIDs, in percent, the engine serves as a canary now: its
+	// ramp's (Profile.Ramp) or its profile's Canary; 0 for an engine that is not a canary.
+	Canary float64
 }
 
 // Engines returns a snapshot of every engine's standing, in the order they were given.
@@ -415,6 +419,9 @@ func (c *Client) Engines() []EngineStatus {
 		}
 		out[i] = EngineStatus{Name: e.name, Breaker: e.br.worst(), Pool: e.pool(), Health: liveHealth(e),
 			Score: v.score[SceneGeneral], QuotaLeft: left, SetAside: e.has(flagSetAside), LatencyEWMA: v.ewma}
+		if e.canary {
+			out[i].Canary = e.canaryShare()
+		}
 	}
 	return out
 }
