@@ -202,7 +202,7 @@ func (w *walk) pinnedSkipped(s stage) {
 	if s != stagePinned || w.tried.has(p.idx) {
 		return
 	}
-	why, _ := w.c.exclude(p, p.view.Load(), w.r, w.now, w.c.budgetFraction(w.now))
+	why, _ := w.c.exclude(p, p.view.Load(), w.r, w.now, w.c.budgetFraction(w.r, w.now))
 	err := &Error{Kind: reasonKind(why), Engine: p.name, Message: "skipped: " + reasonText[why]}
 	w.skip(p, err)
 	w.skipErr = err

@@ -61,6 +61,9 @@ func (s *Store) checkAdmission(a *translate.Admission) error {
 	if err := checkAdmission(a); err != nil {
 		return err
 	}
+	if err := checkTenant(a); err != nil {
+		return err
+	}
 	if err := s.stickyErr(); err != nil {
 		return err
 	}
@@ -107,6 +110,10 @@ func (s *Store) reserveAll(ctx context.Context, a translate.Admission, c *call) 
 			c.bb, c.credits = b, a.Credits
 		}
 		got.Spent = c.budget.figure(a.Daily)
+		if err := s.reserveMore(ctx, &a, c, &got); err != nil || got.Refused != translate.KindUnknown {
+			s.release(c)
+			return got, err
+		}
 	}
 	if a.Quota > 0 {
 		start, end := quotaPeriod(a.Now, a.QuotaPeriod)
@@ -163,6 +170,7 @@ func (l *limit) left(quota int64) int64 {
 }
 
 func (s *Store) release(c *call) {
+	c.settleMore(false, 0)
 	if c.bb != nil {
 		c.budget.settle(c.bb, c.credits, 0)
 		c.bb = nil
@@ -194,6 +202,7 @@ func (s *Store) finish(c *call, sent bool, credits, chars float64) {
 	if !sent {
 		credits, chars = 0, 0
 	}
+	c.settleMore(sent, credits)
 	if c.bb != nil {
 		c.budget.settle(c.bb, c.credits, credits)
 	}
@@ -381,34 +390,7 @@ func (s *Store) Hold(ctx context.Context, engine string, kind translate.Kind, un
 // Redis counts as spent plus this replica's own spend not reported yet; Reserved is what
 // the other replicas' blocks hold plus this replica's calls in flight. While Redis is
 // unreachable it reports the figures of the last refill the same way. Economy is left for
-// the Client to decide.
+// the Client to decide. See BudgetOf for the month's figures and a tenant's.
 func (s *Store) Budget(ctx context.Context, now time.Time, daily float64) (translate.BudgetStatus, error) {
-	start, end := day(now)
-	l := s.blocks.get("b", s.k.budget(start), start, end, false)
-	st := translate.BudgetStatus{Daily: daily}
-	if s.reachable() {
-		ctx, cancel := context.WithTimeout(ctx, s.o.timeout)
-		defer cancel()
-		v, err := s.rdb.HMGet(ctx, l.key, "s", "r").Result()
-		if err == nil {
-			s.recovered()
-			l.mu.Lock()
-			l.spent, l.reserve = num(v[0]), num(v[1])
-			l.mu.Unlock()
-		} else {
-			if cerr := context.Cause(ctx); cerr != nil && !errors.Is(cerr, context.DeadlineExceeded) {
-				return st, cerr
-			}
-			s.failed(err)
-		}
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	st.Spent, st.Reserved = l.spent, l.reserve
-	if c := l.cur; c != nil {
-		st.Spent += c.spent - c.reported
-		st.Reserved += c.inflight - (c.granted - c.reported)
-	}
-	st.Spent, st.Reserved = max(st.Spent, 0), max(st.Reserved, 0)
-	return st, nil
+	return s.BudgetOf(ctx, now, "", daily, 0)
 }

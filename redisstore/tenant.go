@@ -1,0 +1,302 @@
+package redisstore
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/fanyi-go/translate"
+)
+
+// Monthly budgets and tenants' budgets (translate.BudgetStore). Each is leased in blocks
+// like the day's budget: the Client's month under the prefix, beside its day; a tenant's
+// day and month under a hash tag of its own, "q t:{TENANT}:", with their own zset of
+// blocks and epoch, so that a cluster spreads tenants over its slots. An admission takes
+// its credits from every block it needs (the Client's day and month, the tenant's day and
+// month), all or nothing, in process.
+
+var _ translate.BudgetStore = (*Store)(nil)
+
+// maxTenants bounds the tenants a Store keeps figures for: past it, tenants whose blocks
+// were all returned are forgotten, and an admission for a new tenant is refused when none
+// can be.
+const maxTenants = 10000
+
+// group is the zset of live blocks and the epoch that the figures of one slot share, and
+// the epoch this Store last saw there.
+type group struct {
+	bx, epoch string
+	known     atomic.Value // string
+}
+
+// tenantGroups are the groups of the tenants this Store admitted for, bounded by maxTenants.
+type tenantGroups struct {
+	mu sync.Mutex
+	m  map[string]*group
+}
+
+func (k keys) month(start time.Time) string { return k.prefix + "m:" + start.Format("2006-01") }
+
+// tenantPrefix puts the tenant in the hash tag, after the escaped prefix (keys.go).
+func (k keys) tenantPrefix(tenant string) string { return k.spread + "t:{" + tenant + "}:" }
+
+// month is the UTC calendar month of now and when it ends.
+func month(now time.Time) (start, end time.Time) {
+	u := now.UTC()
+	start = time.Date(u.Year(), u.Month(), 1, 0, 0, 0, 0, time.UTC)
+	return start, start.AddDate(0, 1, 0)
+}
+
+// checkTenant validates the budget fields of an admission: a tenant name that fits a hash
+// tag, and finite limits.
+func checkTenant(a *translate.Admission) error {
+	for _, v := range []float64{a.Monthly, a.TenantDaily, a.TenantMonthly} {
+		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			return invalid("budget limits must be finite numbers, not negative")
+		}
+	}
+	t := a.Tenant
+	switch {
+	case len(t) > 64 || !utf8.ValidString(t) || strings.ContainsAny(t, "{}"):
+		return invalid("tenant must be at most 64 bytes of UTF-8 without braces")
+	case strings.IndexFunc(t, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0:
+		return invalid("tenant must not contain control characters")
+	}
+	return nil
+}
+
+// tenantGroup returns tenant's group, making it when there is room.
+func (s *Store) tenantGroup(tenant string) (*group, error) {
+	s.tenants.mu.Lock()
+	defer s.tenants.mu.Unlock()
+	if g := s.tenants.m[tenant]; g != nil {
+		return g, nil
+	}
+	if s.tenants.m == nil {
+		s.tenants.m = map[string]*group{}
+	}
+	if len(s.tenants.m) >= maxTenants && s.forgetIdleTenants() == 0 {
+		return nil, invalid("more than 10000 tenants hold blocks in this Store")
+	}
+	p := s.k.tenantPrefix(tenant)
+	g := &group{bx: p + "bx", epoch: p + "E"}
+	s.tenants.m[tenant] = g
+	return g, nil
+}
+
+// forgetIdleTenants drops the tenants whose limits hold no block and no call, and reports
+// how many. s.tenants.mu is held.
+func (s *Store) forgetIdleTenants() int {
+	s.blocks.mu.Lock()
+	defer s.blocks.mu.Unlock()
+	n := 0
+	for tenant := range s.tenants.m {
+		slots := []string{"tb:" + tenant, "tm:" + tenant}
+		if !idle(s.blocks.m[slots[0]]) || !idle(s.blocks.m[slots[1]]) {
+			continue
+		}
+		for _, slot := range slots {
+			if l := s.blocks.m[slot]; l != nil {
+				l.stop()
+			}
+			delete(s.blocks.m, slot)
+		}
+		delete(s.tenants.m, tenant)
+		n++
+	}
+	return n
+}
+
+// idle reports whether l (nil: none) holds no block and no refill is under way.
+func idle(l *limit) bool {
+	if l == nil {
+		return true
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.cur == nil && len(l.orphans) == 0 && !l.refill
+}
+
+// groupKeys are l's zset of blocks, its epoch key and the epoch this Store last saw there.
+func (s *Store) groupKeys(l *limit) (bx, epoch, known string) {
+	if g := l.grp; g != nil {
+		v, _ := g.known.Load().(string)
+		return g.bx, g.epoch, v
+	}
+	return s.k.blocks(), s.k.epoch(), s.epoch()
+}
+
+// learnEpoch keeps the epoch Redis reported for l's group.
+func (s *Store) learnEpoch(l *limit, e string) {
+	switch {
+	case e == "":
+	case l.grp != nil:
+		l.grp.known.Store(e)
+	default:
+		s.setEpoch(e)
+	}
+}
+
+// budgetLimit is one budget limit an admission reserves from, besides the Client's day.
+type budgetLimit struct {
+	l      *limit
+	lim    float64 // the limit; 0 unlimited
+	figure *float64
+}
+
+// held is what a call reserved of one budget limit besides the Client's day.
+type held struct {
+	l *limit
+	b *block
+}
+
+// moreLimits returns the limits a, beyond the Client's day, spends: the Client's month
+// when it has a limit, the tenant's day (always, to share its spend) and month (with a
+// limit). Each figure is where Admitted reports it.
+func (s *Store) moreLimits(a *translate.Admission, got *translate.Admitted) ([]budgetLimit, error) {
+	var out []budgetLimit
+	if a.Monthly > 0 {
+		start, end := month(a.Now)
+		out = append(out, budgetLimit{s.blocks.getIn("m", s.k.month(start), start, end, false, nil), a.Monthly, &got.MonthSpent})
+	}
+	if a.Tenant == "" {
+		return out, nil
+	}
+	g, err := s.tenantGroup(a.Tenant)
+	if err != nil {
+		return nil, err
+	}
+	p := s.k.tenantPrefix(a.Tenant)
+	start, end := day(a.Now)
+	out = append(out, budgetLimit{s.blocks.getIn("tb:"+a.Tenant, p+"b:"+start.Format(time.DateOnly), start, end, false, g), a.TenantDaily, &got.TenantSpent})
+	if a.TenantMonthly > 0 {
+		start, end := month(a.Now)
+		out = append(out, budgetLimit{s.blocks.getIn("tm:"+a.Tenant, p+"m:"+start.Format("2006-01"), start, end, false, g), a.TenantMonthly, &got.TenantMonthSpent})
+	}
+	return out, nil
+}
+
+// reserveMore reserves a's credits from the limits beyond the Client's day. On a refusal or
+// an error it reserves nothing more and the caller releases c.
+func (s *Store) reserveMore(ctx context.Context, a *translate.Admission, c *call, got *translate.Admitted) error {
+	if a.Credits <= 0 {
+		return nil
+	}
+	more, err := s.moreLimits(a, got)
+	if err != nil {
+		return err
+	}
+	for _, m := range more {
+		lim := m.lim
+		if lim == 0 {
+			lim = unlimited
+		}
+		b, _, err := s.reserve(ctx, m.l, a.Credits, lim)
+		if err != nil {
+			return s.blockErr(err)
+		}
+		if b == nil {
+			got.Refused = translate.KindBudgetExceeded
+			*m.figure = m.l.figure(m.lim)
+			return nil
+		}
+		c.more = append(c.more, held{m.l, b})
+		*m.figure = m.l.figure(m.lim)
+	}
+	return nil
+}
+
+// releaseMore gives back (sent false) or charges what c took beyond the Client's day.
+func (c *call) settleMore(sent bool, credits float64) {
+	if !sent {
+		credits = 0
+	}
+	for _, h := range c.more {
+		h.l.settle(h.b, c.credits, credits)
+	}
+	c.more = nil
+}
+
+// BudgetOf implements translate.BudgetStore: the day's figures of tenant ("" the Client's)
+// and, with a monthly limit, the month's; one round trip each. Like Budget, Spent counts
+// this replica's spend not reported yet and Reserved what the other replicas' blocks hold
+// and this replica's calls in flight; while Redis is unreachable the figures of the last
+// refill.
+func (s *Store) BudgetOf(ctx context.Context, now time.Time, tenant string, daily, monthly float64) (translate.BudgetStatus, error) {
+	a := translate.Admission{Now: now, Engine: "budget", Tenant: tenant, Daily: daily, Monthly: monthly}
+	if err := checkAdmission(&a); err != nil {
+		return translate.BudgetStatus{}, err
+	}
+	if err := checkTenant(&a); err != nil {
+		return translate.BudgetStatus{}, err
+	}
+	st := translate.BudgetStatus{Tenant: tenant, Daily: daily, Monthly: monthly}
+	dayL, monthL, err := s.reportLimits(now, tenant, monthly > 0)
+	if err != nil {
+		return st, err
+	}
+	if st.Spent, st.Reserved, err = s.figures(ctx, dayL); err != nil {
+		return st, err
+	}
+	if monthL != nil {
+		st.MonthSpent, st.MonthReserved, err = s.figures(ctx, monthL)
+	}
+	return st, err
+}
+
+// reportLimits are the limits of tenant's day and, when asked, month.
+func (s *Store) reportLimits(now time.Time, tenant string, withMonth bool) (dayL, monthL *limit, err error) {
+	ds, de := day(now)
+	ms, me := month(now)
+	if tenant == "" {
+		dayL = s.blocks.getIn("b", s.k.budget(ds), ds, de, false, nil)
+		if withMonth {
+			monthL = s.blocks.getIn("m", s.k.month(ms), ms, me, false, nil)
+		}
+		return dayL, monthL, nil
+	}
+	g, err := s.tenantGroup(tenant)
+	if err != nil {
+		return nil, nil, err
+	}
+	p := s.k.tenantPrefix(tenant)
+	dayL = s.blocks.getIn("tb:"+tenant, p+"b:"+ds.Format(time.DateOnly), ds, de, false, g)
+	if withMonth {
+		monthL = s.blocks.getIn("tm:"+tenant, p+"m:"+ms.Format("2006-01"), ms, me, false, g)
+	}
+	return dayL, monthL, nil
+}
+
+// figures reads l's figures from Redis (when it answers) and returns them with this
+// replica's own block counted: spent, and reserved.
+func (s *Store) figures(ctx context.Context, l *limit) (spent, reserved float64, err error) {
+	if s.reachable() {
+		ctx, cancel := context.WithTimeout(ctx, s.o.timeout)
+		defer cancel()
+		v, err := s.rdb.HMGet(ctx, l.key, "s", "r").Result()
+		if err == nil {
+			s.recovered()
+			l.mu.Lock()
+			l.spent, l.reserve = num(v[0]), num(v[1])
+			l.mu.Unlock()
+		} else {
+			if cerr := context.Cause(ctx); cerr != nil && !errors.Is(cerr, context.DeadlineExceeded) {
+				return 0, 0, cerr
+			}
+			s.failed(err)
+		}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	spent, reserved = l.spent, l.reserve
+	if c := l.cur; c != nil {
+		spent += c.spent - c.reported
+		reserved += c.inflight - (c.granted - c.reported)
+	}
+	return max(spent, 0), max(reserved, 0), nil
+}
