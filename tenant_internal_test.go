@@ -15,8 +15,8 @@ import (
 // plainStore is a Store that is not a BudgetStore.
 type plainStore struct{}
 
-func (plainStore) Admit(context.Context, Admission) (Admitted, error)   { return Admitted{}, nil }
-func (plainStore) Settle(context.Context, Settlement) error             { return nil }
+func (plainStore) Admit(context.Context, Admission) (Admitted, error)  { return Admitted{}, nil }
+func (plainStore) Settle(context.Context, Settlement) error            { return nil }
 func (plainStore) Hold(context.Context, string, Kind, time.Time) error { return nil }
 func (plainStore) Budget(context.Context, time.Time, float64) (BudgetStatus, error) {
 	return BudgetStatus{}, nil
