@@ -91,26 +91,7 @@ const unlimited = 1e300
 func (s *Store) reserveAll(ctx context.Context, a translate.Admission, c *call) (translate.Admitted, error) {
 	got := translate.Admitted{QuotaLeft: -1}
 	if a.Daily > 0 || a.Credits > 0 {
-		start, end := day(a.Now)
-		c.budget = s.blocks.get("b", s.k.budget(start), start, end, false)
-		lim := a.Daily
-		if lim == 0 {
-			lim = unlimited // the spend is still shared, for Client.Budget
-		}
-		if a.Credits > 0 {
-			b, _, err := s.reserve(ctx, c.budget, a.Credits, lim)
-			if err != nil {
-				return got, s.blockErr(err)
-			}
-			if b == nil {
-				got.Refused = translate.KindBudgetExceeded
-				got.Spent = c.budget.figure(a.Daily)
-				return got, nil
-			}
-			c.bb, c.credits = b, a.Credits
-		}
-		got.Spent = c.budget.figure(a.Daily)
-		if err := s.reserveMore(ctx, &a, c, &got); err != nil || got.Refused != translate.KindUnknown {
+		if err := s.reserveBudgets(ctx, &a, c, &got); err != nil || got.Refused != translate.KindUnknown {
 			s.release(c)
 			return got, err
 		}
@@ -138,6 +119,32 @@ func (s *Store) reserveAll(ctx context.Context, a translate.Admission, c *call) 
 		got.QuotaLeft = c.quota.left(a.Quota)
 	}
 	return got, nil
+}
+
+// reserveBudgets reserves the admission's credits from the Client's day, then from its
+// month and the tenant's budgets (tenant.go). On a refusal or an error the caller releases
+// what c holds.
+func (s *Store) reserveBudgets(ctx context.Context, a *translate.Admission, c *call, got *translate.Admitted) error {
+	start, end := day(a.Now)
+	c.budget = s.blocks.get("b", s.k.budget(start), start, end, false)
+	lim := a.Daily
+	if lim == 0 {
+		lim = unlimited // the spend is still shared, for Client.Budget
+	}
+	if a.Credits > 0 {
+		b, _, err := s.reserve(ctx, c.budget, a.Credits, lim)
+		if err != nil {
+			return s.blockErr(err)
+		}
+		if b == nil {
+			got.Refused = translate.KindBudgetExceeded
+			got.Spent = c.budget.figure(a.Daily)
+			return nil
+		}
+		c.bb, c.credits = b, a.Credits
+	}
+	got.Spent = c.budget.figure(a.Daily)
+	return s.reserveMore(ctx, a, c, got)
 }
 
 func (s *Store) blockErr(err error) error {
