@@ -36,8 +36,9 @@ type group struct {
 
 // tenantGroups are the groups of the tenants this Store admitted for, bounded by maxTenants.
 type tenantGroups struct {
-	mu sync.Mutex
-	m  map[string]*group
+	mu  sync.Mutex
+	m   map[string]*group
+	max int // 0: maxTenants (tests lower it)
 }
 
 func (k keys) month(start time.Time) string { return k.prefix + "m:" + start.Format("2006-01") }
@@ -80,7 +81,11 @@ func (s *Store) tenantGroup(tenant string) (*group, error) {
 	if s.tenants.m == nil {
 		s.tenants.m = map[string]*group{}
 	}
-	if len(s.tenants.m) >= maxTenants && s.forgetIdleTenants() == 0 {
+	limit := s.tenants.max
+	if limit == 0 {
+		limit = maxTenants
+	}
+	if len(s.tenants.m) >= limit && s.forgetIdleTenants() == 0 {
 		return nil, invalid("more than 10000 tenants hold blocks in this Store")
 	}
 	p := s.k.tenantPrefix(tenant)

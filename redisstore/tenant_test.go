@@ -194,3 +194,37 @@ func TestClusterSpreadsTenants(t *testing.T) {
 		t.Errorf("8 tenants in %d slot(s), want them spread", len(slots))
 	}
 }
+
+// The tenants a Store keeps blocks for are bounded: past the bound, an admission for a new
+// tenant is refused while every kept tenant holds a block, and tenants whose blocks were
+// returned are forgotten to make room.
+func TestTenantsBounded(t *testing.T) {
+	f := newFixture(t)
+	f.st.tenants.max = 2
+	a := translate.Admission{Now: t0, Engine: "paid", Credits: 1, TenantDaily: 10, LeaseTTL: time.Second}
+	for _, tenant := range []string{"a", "b"} {
+		a.Tenant = tenant
+		if !spend(t, f.st, a) {
+			t.Fatalf("tenant %s refused", tenant)
+		}
+	}
+	a.Tenant = "c"
+	if _, err := f.st.Admit(f.ctx, a); translate.KindOf(err) != translate.KindInvalidInput {
+		t.Fatalf("a third tenant while two hold blocks: %v, want KindInvalidInput", err)
+	}
+	if err := f.st.Flush(f.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !spend(t, f.st, a) {
+		t.Fatal("tenant c refused after the others returned their blocks")
+	}
+	if n := len(f.st.tenants.m); n > 2 {
+		t.Errorf("the Store keeps %d tenants, want at most 2", n)
+	}
+	f.st.blocks.mu.Lock()
+	n := len(f.st.blocks.m)
+	f.st.blocks.mu.Unlock()
+	if n > 3 { // the Client's day and two tenants' days
+		t.Errorf("the Store keeps %d limits, want at most 3", n)
+	}
+}
