@@ -424,7 +424,7 @@ func (w *walk) noEngine() error {
 	case w.skipErr != nil:
 		return w.fail(w.skipErr)
 	case w.budget:
-		return w.fail(&Error{Kind: KindBudgetExceeded, Message: "the daily budget does not cover any engine"})
+		return w.fail(&Error{Kind: KindBudgetExceeded, Message: "the budget does not cover any engine"})
 	}
 	ex := w.c.excluded(w.r, &w.tried, w.now)
 	kind := KindNoEngine

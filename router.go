@@ -295,7 +295,7 @@ const (
 var reasonText = [...]string{"", "set aside (unauthorized)", "in maintenance (failed probes)",
 	"out (Retry-After or vendor rate limits)", "breaker open", "health below MinHealth",
 	"quota left smaller than the text", "pair not supported", "region not allowed",
-	"premium engine, normal priority", "daily budget", "legal scene needs quality >= LegalMinQuality",
+	"premium engine, normal priority", "budget", "legal scene needs quality >= LegalMinQuality",
 	"chat scene needs recent latency <= ChatMaxLatency", "out (quota exhausted)"}
 
 // reasonKind is the Kind of a pinned engine's skip for a reason.

@@ -207,3 +207,30 @@ func TestReconfigureKeepsTenantSpend(t *testing.T) {
 		t.Errorf("acme with its limit raised to 3 (-want +got):\n%s", diff)
 	}
 }
+
+// A batch's and a stream's requests spend their tenant's budget like single requests.
+func TestTenantBudgetInBatchAndStream(t *testing.T) {
+	eng := fake.New("paid")
+	c := newClient(t, translate.WithClock(newClock()), translate.WithBatchConcurrency(1),
+		translate.WithBudget(translate.Budget{Tenants: map[string]translate.Budget{"acme": {Monthly: 4}}}),
+		// 10 characters at 100 000 per million: 1 credit a request or a segment.
+		translate.WithEngine(eng, translate.Profile{CostPerMillion: 100_000, MaxChars: 10}))
+	batch := []translate.Request{tenantReq("acme", 0), tenantReq("acme", 1), tenantReq("beta", 2)}
+	var got []string
+	for _, br := range c.TranslateBatch(context.Background(), batch) {
+		got = append(got, translate.KindOf(br.Err).String())
+	}
+	if diff := cmp.Diff(repeat(translate.KindUnknown.String(), 3), got); diff != "" {
+		t.Errorf("batch (-want +got):\n%s", diff)
+	}
+	r := req("Segment 0.\n\nSegment 1.\n\nSegment 2.\n\nSegment 3.")
+	r.Tenant, r.Priority = "acme", translate.PriorityHigh
+	got = nil
+	for ch, err := range c.TranslateStream(context.Background(), r) {
+		got = append(got, fmt.Sprint(ch.Segment, translate.KindOf(err)))
+	}
+	want := []string{"0 " + translate.KindUnknown.String(), "1 " + translate.KindUnknown.String(), "2 " + translate.KindBudgetExceeded.String()}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("stream of 4 segments with 2 credits of acme's month left (-want +got):\n%s", diff)
+	}
+}
