@@ -80,8 +80,9 @@ func (p RetryPolicy) validate() error { return checkLimits("RetryPolicy.", p) }
 
 // Budget caps what the Client spends per UTC day and per UTC calendar month, and, with
 // Tenants, what each tenant spends (Request.Tenant). Zero fields mean the default written
-// beside them. A call that either limit (or, for a tenant, any of its own and the Client's
-// four) cannot cover is refused with KindBudgetExceeded.
+// beside them. A paid call is reserved from every limit that applies (the Client's day and
+// month, and its tenant's when it has a budget of its own), all or nothing; a call one of
+// them cannot cover is refused with KindBudgetExceeded.
 type Budget struct {
 	Daily float64 // credits per UTC day, 0..1e12; 0 means unlimited; never exceeded
 	// Monthly is credits per UTC calendar month, 0..1e14; 0 means unlimited; never
