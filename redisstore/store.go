@@ -65,7 +65,7 @@ type call struct {
 	chars         float64
 	rkey          string
 	expires       time.Time
-	more          []held // the Client's month, the tenant's day and month (tenant.go)
+	more          heldSet // the Client's month, the tenant's day and month (tenant.go)
 }
 
 // New returns a Store over rdb. rdb must honour context deadlines

@@ -30,8 +30,10 @@ const maxTenants = 10000
 // group is the zset of live blocks and the epoch that the figures of one slot share, and
 // the epoch this Store last saw there.
 type group struct {
-	bx, epoch string
-	known     atomic.Value // string
+	bx, epoch          string
+	prefix             string       // a tenant's: "q t:{TENANT}:"
+	daySlot, monthSlot string       // a tenant's limits in limits.m
+	known              atomic.Value // string
 }
 
 // tenantGroups are the groups of the tenants this Store admitted for, bounded by maxTenants.
@@ -89,7 +91,7 @@ func (s *Store) tenantGroup(tenant string) (*group, error) {
 		return nil, invalid("more than 10000 tenants hold blocks in this Store")
 	}
 	p := s.k.tenantPrefix(tenant)
-	g := &group{bx: p + "bx", epoch: p + "E"}
+	g := &group{bx: p + "bx", epoch: p + "E", prefix: p, daySlot: "tb:" + tenant, monthSlot: "tm:" + tenant}
 	s.tenants.m[tenant] = g
 	return g, nil
 }
@@ -100,8 +102,8 @@ func (s *Store) forgetIdleTenants() int {
 	s.blocks.mu.Lock()
 	defer s.blocks.mu.Unlock()
 	n := 0
-	for tenant := range s.tenants.m {
-		slots := []string{"tb:" + tenant, "tm:" + tenant}
+	for tenant, g := range s.tenants.m {
+		slots := []string{g.daySlot, g.monthSlot}
 		if !idle(s.blocks.m[slots[0]]) || !idle(s.blocks.m[slots[1]]) {
 			continue
 		}
@@ -160,30 +162,53 @@ type held struct {
 	b *block
 }
 
-// moreLimits returns the limits a, beyond the Client's day, spends: the Client's month
-// when it has a limit, the tenant's day (always, to share its spend) and month (with a
-// limit). Each figure is where Admitted reports it.
-func (s *Store) moreLimits(a *translate.Admission, got *translate.Admitted) ([]budgetLimit, error) {
-	var out []budgetLimit
+// heldSet is what a call reserved beyond the Client's day: at most three limits.
+type heldSet struct {
+	h [3]held
+	n int
+}
+
+// period returns slot's limit for the period [start, end) of group g (nil: the prefix's),
+// making its key only for a period it does not hold yet (no allocation on the hot path).
+func (ls *limits) period(slot string, start, end time.Time, g *group, key func(time.Time) string) *limit {
+	ls.mu.Lock()
+	l := ls.m[slot]
+	ls.mu.Unlock()
+	if l != nil && l.start.Equal(start) {
+		return l
+	}
+	return ls.getIn(slot, key(start), start, end, false, g)
+}
+
+func (g *group) dayKey(start time.Time) string   { return g.prefix + "b:" + start.Format(time.DateOnly) }
+func (g *group) monthKey(start time.Time) string { return g.prefix + "m:" + start.Format("2006-01") }
+
+// moreLimits puts in out the limits a, beyond the Client's day, spends, and returns how
+// many: the Client's month when it has a limit, the tenant's day (always, to share its
+// spend) and month (with a limit). Each figure is where Admitted reports it.
+func (s *Store) moreLimits(a *translate.Admission, got *translate.Admitted, out *[3]budgetLimit) (int, error) {
+	n := 0
 	if a.Monthly > 0 {
 		start, end := month(a.Now)
-		out = append(out, budgetLimit{s.blocks.getIn("m", s.k.month(start), start, end, false, nil), a.Monthly, &got.MonthSpent})
+		out[n] = budgetLimit{s.blocks.period("m", start, end, nil, s.k.month), a.Monthly, &got.MonthSpent}
+		n++
 	}
 	if a.Tenant == "" {
-		return out, nil
+		return n, nil
 	}
 	g, err := s.tenantGroup(a.Tenant)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
-	p := s.k.tenantPrefix(a.Tenant)
 	start, end := day(a.Now)
-	out = append(out, budgetLimit{s.blocks.getIn("tb:"+a.Tenant, p+"b:"+start.Format(time.DateOnly), start, end, false, g), a.TenantDaily, &got.TenantSpent})
+	out[n] = budgetLimit{s.blocks.period(g.daySlot, start, end, g, g.dayKey), a.TenantDaily, &got.TenantSpent}
+	n++
 	if a.TenantMonthly > 0 {
 		start, end := month(a.Now)
-		out = append(out, budgetLimit{s.blocks.getIn("tm:"+a.Tenant, p+"m:"+start.Format("2006-01"), start, end, false, g), a.TenantMonthly, &got.TenantMonthSpent})
+		out[n] = budgetLimit{s.blocks.period(g.monthSlot, start, end, g, g.monthKey), a.TenantMonthly, &got.TenantMonthSpent}
+		n++
 	}
-	return out, nil
+	return n, nil
 }
 
 // reserveMore reserves a's credits from the limits beyond the Client's day. On a refusal or
@@ -192,11 +217,12 @@ func (s *Store) reserveMore(ctx context.Context, a *translate.Admission, c *call
 	if a.Credits <= 0 {
 		return nil
 	}
-	more, err := s.moreLimits(a, got)
+	var more [3]budgetLimit
+	n, err := s.moreLimits(a, got, &more)
 	if err != nil {
 		return err
 	}
-	for _, m := range more {
+	for _, m := range more[:n] {
 		lim := m.lim
 		if lim == 0 {
 			lim = unlimited
@@ -210,21 +236,22 @@ func (s *Store) reserveMore(ctx context.Context, a *translate.Admission, c *call
 			*m.figure = m.l.figure(m.lim)
 			return nil
 		}
-		c.more = append(c.more, held{m.l, b})
+		c.more.h[c.more.n] = held{m.l, b}
+		c.more.n++
 		*m.figure = m.l.figure(m.lim)
 	}
 	return nil
 }
 
-// releaseMore gives back (sent false) or charges what c took beyond the Client's day.
+// settleMore gives back (sent false) or charges what c took beyond the Client's day.
 func (c *call) settleMore(sent bool, credits float64) {
 	if !sent {
 		credits = 0
 	}
-	for _, h := range c.more {
+	for _, h := range c.more.h[:c.more.n] {
 		h.l.settle(h.b, c.credits, credits)
 	}
-	c.more = nil
+	c.more = heldSet{}
 }
 
 // BudgetOf implements translate.BudgetStore: the day's figures of tenant ("" the Client's)
@@ -259,9 +286,9 @@ func (s *Store) reportLimits(now time.Time, tenant string, withMonth bool) (dayL
 	ds, de := day(now)
 	ms, me := month(now)
 	if tenant == "" {
-		dayL = s.blocks.getIn("b", s.k.budget(ds), ds, de, false, nil)
+		dayL = s.blocks.period("b", ds, de, nil, s.k.budget)
 		if withMonth {
-			monthL = s.blocks.getIn("m", s.k.month(ms), ms, me, false, nil)
+			monthL = s.blocks.period("m", ms, me, nil, s.k.month)
 		}
 		return dayL, monthL, nil
 	}
@@ -269,10 +296,9 @@ func (s *Store) reportLimits(now time.Time, tenant string, withMonth bool) (dayL
 	if err != nil {
 		return nil, nil, err
 	}
-	p := s.k.tenantPrefix(tenant)
-	dayL = s.blocks.getIn("tb:"+tenant, p+"b:"+ds.Format(time.DateOnly), ds, de, false, g)
+	dayL = s.blocks.period(g.daySlot, ds, de, g, g.dayKey)
 	if withMonth {
-		monthL = s.blocks.getIn("tm:"+tenant, p+"m:"+ms.Format("2006-01"), ms, me, false, g)
+		monthL = s.blocks.period(g.monthSlot, ms, me, g, g.monthKey)
 	}
 	return dayL, monthL, nil
 }
