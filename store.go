@@ -62,7 +62,7 @@ const RequestWindow = 10 * time.Second
 
 // Admission is what one engine call asks of a Store.
 type Admission struct {
-	Now    time.Time // the Client's clock; days are UTC days, quota periods align on the Unix epoch
+	Now    time.Time // the Client's clock; days are UTC days, months UTC calendar months, quota periods align on the Unix epoch
 	Engine string
 	// RequestID is the caller's request id bound to the request's content: the id, "#" and
 	// 32 hex digits of a SHA-256 of the text, languages, scene and style, the same in every
