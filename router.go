@@ -55,7 +55,9 @@ type engineState struct {
 	flags       atomic.Uint32 // flagSetAside, flagMaintenance, flagIsolate
 	outUntil    atomic.Int64  // quota exhausted: out until this time (unix nanos)
 	coolUntil   atomic.Int64  // Retry-After or vendor limits: out until this time (unix nanos)
-	offUntil    atomic.Int64  // the later of outUntil and coolUntil, for the router
+	offUntil    atomic.Int64  // the later of outUntil, coolUntil and heldUntil, for the router
+	heldUntil   atomic.Int64  // held out for every replica by a HoldStore until (unix nanos; store.go)
+	heldKind    atomic.Int32  // the Kind of that hold
 	unsupported pairMemory    // pairs the engine said it does not take
 	probeFails  atomic.Int32
 	recoveryAt  atomic.Int64 // the last recovery probe (unix nanos; probe.go)

@@ -198,9 +198,9 @@ func (c *Client) doAvoiding(ctx context.Context, req *Request, sink *streamSink,
 	}
 	now := c.now()
 	c.maybeFold(now)
-	ctx, span := c.obs.requestStart(ctx)
 	var head request
 	if err := c.prepare(req, &head, now); err != nil {
+		ctx, span := c.obs.requestStart(ctx)
 		c.obs.requestEnd(ctx, span, &head, nil, err, 0)
 		return nil, err
 	}
@@ -208,10 +208,11 @@ func (c *Client) doAvoiding(ctx context.Context, req *Request, sink *streamSink,
 	if head.RequestID == "" { // a request with an id of its own looks at its id first
 		var hit *Result
 		if stale, hit = c.lookup(&head, now); hit != nil {
-			c.obs.requestEnd(ctx, span, &head, hit, nil, 0)
+			c.obs.freshHit(ctx, &head, hit)
 			return hit, nil
 		}
 	}
+	ctx, span := c.obs.requestStart(ctx)
 	sc := c.getScratch(len(head.s.engines))
 	defer c.putScratch(sc)
 	r := &sc.r

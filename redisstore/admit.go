@@ -401,3 +401,24 @@ func (s *Store) Hold(ctx context.Context, engine string, kind translate.Kind, un
 func (s *Store) Budget(ctx context.Context, now time.Time, daily float64) (translate.BudgetStatus, error) {
 	return s.BudgetOf(ctx, now, "", daily, 0)
 }
+
+// readBudget reads the day's figures into l. The caller holds l.rmu.
+func (s *Store) readBudget(ctx context.Context, l *limit) error {
+	if s.reachable() {
+		ctx, cancel := context.WithTimeout(ctx, s.o.timeout)
+		defer cancel()
+		v, err := s.rdb.HMGet(ctx, l.key, "s", "r").Result()
+		if err == nil {
+			s.recovered()
+			l.mu.Lock()
+			l.spent, l.reserve = num(v[0]), num(v[1])
+			l.mu.Unlock()
+		} else {
+			if cerr := context.Cause(ctx); cerr != nil && !errors.Is(cerr, context.DeadlineExceeded) {
+				return cerr
+			}
+			s.failed(err)
+		}
+	}
+	return nil
+}

@@ -2,7 +2,6 @@ package redisstore
 
 import (
 	"context"
-	"errors"
 	"math"
 	"strings"
 	"sync"
@@ -304,22 +303,13 @@ func (s *Store) reportLimits(now time.Time, tenant string, withMonth bool) (dayL
 }
 
 // figures reads l's figures from Redis (when it answers) and returns them with this
-// replica's own block counted: spent, and reserved.
+// replica's own block counted: spent, and reserved. Redis's figures and the block agree
+// only while no refill is in flight (see Budget in admit.go): with one, the last figures.
 func (s *Store) figures(ctx context.Context, l *limit) (spent, reserved float64, err error) {
-	if s.reachable() {
-		ctx, cancel := context.WithTimeout(ctx, s.o.timeout)
-		defer cancel()
-		v, err := s.rdb.HMGet(ctx, l.key, "s", "r").Result()
-		if err == nil {
-			s.recovered()
-			l.mu.Lock()
-			l.spent, l.reserve = num(v[0]), num(v[1])
-			l.mu.Unlock()
-		} else {
-			if cerr := context.Cause(ctx); cerr != nil && !errors.Is(cerr, context.DeadlineExceeded) {
-				return 0, 0, cerr
-			}
-			s.failed(err)
+	if l.rmu.TryLock() {
+		defer l.rmu.Unlock()
+		if err := s.readBudget(ctx, l); err != nil {
+			return 0, 0, err
 		}
 	}
 	l.mu.Lock()
