@@ -30,8 +30,9 @@
 // below RoutingPolicy.MinHealth, a language pair the engine does not list (Profile.Languages,
 // or the pairs a LanguageSupporter reports), maintenance after failed probes, a cost class
 // the priority or the budget does not allow (normal requests never reach premium engines;
-// past Budget.EconomyAt of the daily budget only free and standard engines serve; once it is
-// spent only free ones), and scene rules (SceneLegal needs quality 90, SceneChat a recent
+// past Budget.EconomyAt of the daily or monthly budget, the Client's or the request's
+// tenant's (Request.Tenant, Budget.Tenants), only free and standard engines serve; once one
+// is spent only free ones), and scene rules (SceneLegal needs quality 90, SceneChat a recent
 // latency of at most 3s). Then each candidate is scored 0..100:
 //
 //	quality*0.40 + availability*0.25 + speed*0.20 + cost*0.15

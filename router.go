@@ -155,14 +155,15 @@ type request struct {
 	userHash uint64
 	regions  uint64 // hash of Regions, 0 for none (flightKey)
 	key      keyFields
-	id       string      // RequestID, given or generated
-	t0       time.Time   // when the request left the cache behind: its latency starts here
-	economy  bool        // past Budget.EconomyAt, normal priority: free engines first
-	stripe   uint8       // the request's stripe of the seeded random sequence
-	prior    *prior      // what is known of the caller's RequestID, when it was seen before
-	s        *setup      // the configuration the request is served under
-	avoid    string      // TranslateBatch: the engine a packed text came back bad from
-	sink     *streamSink // TranslateStream: where a streaming engine's partial text goes; nil otherwise
+	id       string        // RequestID, given or generated
+	t0       time.Time     // when the request left the cache behind: its latency starts here
+	economy  bool          // past Budget.EconomyAt, normal priority: free engines first
+	stripe   uint8         // the request's stripe of the seeded random sequence
+	prior    *prior        // what is known of the caller's RequestID, when it was seen before
+	s        *setup        // the configuration the request is served under
+	avoid    string        // TranslateBatch: the engine a packed text came back bad from
+	sink     *streamSink   // TranslateStream: where a streaming engine's partial text goes; nil otherwise
+	tenant   *tenantBudget // Tenant's own budget; nil when it has none
 }
 
 // set is a small bitset of engine indices.
@@ -299,7 +300,7 @@ const (
 var reasonText = [...]string{"", "set aside (unauthorized)", "in maintenance (failed probes)",
 	"out (Retry-After or vendor rate limits)", "breaker open", "health below MinHealth",
 	"quota left smaller than the text", "pair not supported", "region not allowed",
-	"premium engine, normal priority", "daily budget", "legal scene needs quality >= LegalMinQuality",
+	"premium engine, normal priority", "budget", "legal scene needs quality >= LegalMinQuality",
 	"chat scene needs recent latency <= ChatMaxLatency", "out (quota exhausted)"}
 
 // reasonKind is the Kind of a pinned engine's skip for a reason.
@@ -429,7 +430,7 @@ type candidate struct {
 // taken at once, any other is taken in doubt and judged by exclude afterwards, in place,
 // keeping the engines' order. TestFilterAgreesWithExclude holds the two together.
 func (c *Client) filter(r *request, tried *set, s stage, now int64, dst []candidate) []candidate {
-	frac := c.budgetFraction(now)
+	frac := c.budgetFraction(r, now)
 	d := plainRules{frac: frac, src: r.srcID, tgt: r.tgt.ID, scene: r.Scene, on: len(r.Regions) == 0}
 	engines := r.s.engines
 	dst = slices.Grow(dst, len(engines))
@@ -514,18 +515,9 @@ func (d *plainRules) fits(e *engine, v *view) bool {
 	return d.on && v.plain[d.scene] && (e.free || d.frac < 1)
 }
 
-// budgetFraction returns the fraction of the day's budget spent (and reserved), -1 when
-// the budget is unlimited.
-func (c *Client) budgetFraction(now int64) float64 {
-	if c.budget.Unlimited() {
-		return -1
-	}
-	return max(c.budget.Fraction(now), c.sharedFraction())
-}
-
 // excluded explains, for a KindNoEngine error, why every engine not tried was left out.
 func (c *Client) excluded(r *request, tried *set, now int64) map[string]string {
-	frac := c.budgetFraction(now)
+	frac := c.budgetFraction(r, now)
 	m := make(map[string]string, len(r.s.engines))
 	for _, e := range r.s.engines {
 		if tried.has(e.idx) {

@@ -74,13 +74,26 @@ type Store interface {
 	Budget(ctx context.Context, now time.Time, daily float64) (BudgetStatus, error)
 }
 
+// BudgetStore is a Store that also shares monthly budgets and tenants' budgets: its Admit
+// reserves Credits of every limit the Admission gives (Daily, Monthly, TenantDaily,
+// TenantMonthly), all or nothing, and refuses with KindBudgetExceeded when any of them
+// cannot cover it. redisstore.Store is one. New refuses a Store that is not a BudgetStore
+// when the budget has Monthly or Tenants: their limits would hold in each Client alone.
+type BudgetStore interface {
+	Store
+	// BudgetOf reports the shared budget of tenant ("" for the Client's) on now's UTC day
+	// and UTC calendar month, for limits daily and monthly (0: unlimited; the month's
+	// figures are reported only with a limit).
+	BudgetOf(ctx context.Context, now time.Time, tenant string, daily, monthly float64) (BudgetStatus, error)
+}
+
 // RequestWindow is how long a request id is remembered: a request id reaches each engine at
 // most once within it.
 const RequestWindow = 10 * time.Second
 
 // Admission is what one engine call asks of a Store.
 type Admission struct {
-	Now    time.Time // the Client's clock; days are UTC days, quota periods align on the Unix epoch
+	Now    time.Time // the Client's clock; days are UTC days, months UTC calendar months, quota periods align on the Unix epoch
 	Engine string
 	// RequestID is the caller's request id bound to the request's content: the id, "#" and
 	// 32 hex digits of a SHA-256 of the text, languages, scene and style, the same in every
@@ -89,8 +102,14 @@ type Admission struct {
 	CacheKey  string // "" skips the second-level cache
 	Credits   float64
 	Daily     float64 // the daily budget; 0 means unlimited
-	Chars     int64
-	Quota     int64 // the engine's quota in standard characters per QuotaPeriod; 0 means unlimited
+	Monthly   float64 // the monthly budget (UTC calendar months); 0 means unlimited
+	// Tenant is the request's tenant when it has a budget of its own (Budget.Tenants), ""
+	// otherwise; Credits then count against TenantDaily and TenantMonthly (0: unlimited)
+	// too. Only a BudgetStore honours Monthly and the tenant's limits.
+	Tenant                     string
+	TenantDaily, TenantMonthly float64
+	Chars                      int64
+	Quota                      int64 // the engine's quota in standard characters per QuotaPeriod; 0 means unlimited
 	// QuotaPeriod is the engine's quota period (Profile.QuotaPeriod).
 	QuotaPeriod time.Duration
 	// LeaseTTL bounds how long the reservation holds when it is never settled; then it
@@ -112,6 +131,9 @@ type Admitted struct {
 	// QuotaLeft the engine's quota left (-1 when unlimited).
 	Spent     float64
 	QuotaLeft int64
+	// MonthSpent, TenantSpent and TenantMonthSpent are, like Spent, the Client's month and
+	// the tenant's day and month spent and reserved, for the limits the Admission gave.
+	MonthSpent, TenantSpent, TenantMonthSpent float64
 }
 
 // StoredAnswer is what a Store remembers of an engine call: a text, or the Kind of its
@@ -134,12 +156,19 @@ type Settlement struct {
 	CacheKey string        // with a text Answer: store it in the second-level cache
 }
 
-// BudgetStatus is the daily budget as a Client sees it (Client.Budget).
+// BudgetStatus is a budget as a Client sees it (Client.Budget, Client.TenantBudget): the
+// day's figures, and the month's when it has a monthly limit.
 type BudgetStatus struct {
+	Tenant   string  // "" for the Client's budget; else the tenant's own
 	Daily    float64 // the limit; 0 means unlimited
 	Spent    float64 // charged today
 	Reserved float64 // held by calls in flight
-	Economy  bool    // past Budget.EconomyAt: normal requests go to free engines first
+	// Monthly is the monthly limit, 0 when unlimited; MonthSpent and MonthReserved are the
+	// UTC calendar month's figures, reported only with a limit.
+	Monthly       float64
+	MonthSpent    float64
+	MonthReserved float64
+	Economy       bool // past Budget.EconomyAt of a limit: normal requests go to free engines first
 }
 
 // WithStore shares budget, quotas, request-id de-duplication, holds and (if the store has
@@ -147,24 +176,10 @@ type BudgetStatus struct {
 // engine outages too. Default: none; every Client keeps its state in process.
 func WithStore(s Store) Option { return func(o *options) { o.store = s } }
 
-// Budget reports the daily budget: the shared figures when the Client has a Store.
-func (c *Client) Budget() BudgetStatus {
-	now := c.now()
-	st := BudgetStatus{Daily: c.budget.Daily(), Spent: c.budget.Spent(now), Reserved: c.budget.Reserved(now)}
-	if c.store != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), storeWait)
-		shared, err := c.store.Budget(ctx, c.clock.Now(), st.Daily)
-		cancel()
-		if err == nil {
-			st.Spent, st.Reserved = shared.Spent, shared.Reserved
-			c.learnSpent(st.Spent + st.Reserved)
-		} else {
-			c.obs.warn("store unreachable: budget is this Client's own figures", "")
-		}
-	}
-	st.Economy = st.Daily > 0 && st.Spent+st.Reserved >= c.cfg.Load().economyAt*st.Daily
-	return st
-}
+// Budget reports the Client's budget, every tenant's spend included: the day's figures
+// and the month's, the shared ones when the Client has a Store. See TenantBudget for a
+// tenant's own.
+func (c *Client) Budget() BudgetStatus { return c.budgetStatus(nil) }
 
 // holdProbeEvery is how often a Client probes an engine held down for every replica
 // (HoldStore), at most: the probe lock lives as long, so one probe runs at a time and at

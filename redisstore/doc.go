@@ -35,6 +35,18 @@
 // A call's reservation that is never settled (the Client lost it) counts as spent in its
 // block once LeaseTTL has passed (DefaultLeaseTTL when the Admission gives none).
 //
+// # Months and tenants
+//
+// The Store is a translate.BudgetStore: an Admission's Monthly limit (a UTC calendar month)
+// and its tenant's TenantDaily and TenantMonthly are leased in blocks like the day's budget,
+// and an admission takes its credits from every block it needs, in process, all or nothing.
+// The Client's month lives beside its day under the prefix; a tenant's day and month live
+// under "t:{TENANT}:" (the prefix escaped before it), in the tenant's own slot of a cluster,
+// with a zset of blocks and an epoch of their own. A month whose figures Redis lost grants
+// nothing more until the month ends, as a lost day does until the day ends. The Store keeps
+// blocks for at most 10,000 tenants; past that it forgets tenants whose blocks were all
+// returned, and refuses (KindInvalidInput) an admission for a new tenant when it cannot.
+//
 // # When Redis does not answer
 //
 // Every call to Redis waits at most WithTimeout. A replica that cannot reach Redis, alone

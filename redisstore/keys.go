@@ -16,6 +16,7 @@ import (
 // cluster when p carries a hash tag:
 //
 //	p b:YYYY-MM-DD      the day's budget: a figure hash (see scripts.go); expires a day after its day
+//	p m:YYYY-MM         the UTC calendar month's budget (with a monthly limit); expires a day after its month
 //	p q:ENGINE:START    the quota period that starts at START (Unix ms): a figure hash; expires a
 //	                    period after the period ends
 //	p bx                zset of live blocks ("ID|KEY" -> expiry in Unix ms); expires a day after the last
@@ -31,6 +32,12 @@ import (
 //	                    (about 100 bytes plus the answer per engine)
 //	q c:{H}             a second-level cache entry (JSON), H a hash of the cache key; expires
 //	                    after the cache TTL (about 100 bytes plus the text)
+//
+// A tenant with a budget of its own (translate.Admission.Tenant) has its figures under a
+// hash tag of its own, so a cluster spreads tenants over its slots (tenant.go):
+//
+//	q t:{T}:b:YYYY-MM-DD   the tenant's day; q t:{T}:m:YYYY-MM its month (with a monthly limit)
+//	q t:{T}:bx, q t:{T}:E  its live blocks and its epoch, as bx and E above
 //
 // A day is a UTC day; a quota period of length P starts at a multiple of P since the Unix epoch.
 type keys struct{ prefix, spread string }
