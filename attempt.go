@@ -175,11 +175,7 @@ func (w *walk) call(e *engine, l *lease) (*EngineResult, error) {
 	w.sc.callStart = start
 	ad := w.attemptDeadline(e, start, l.texts)
 	req, dc, j := w.newAttempt()
-	if r.sink != nil {
-		dc.Ctx.Init(w.ctx, ad)
-	} else {
-		dc.Ctx.InitWatched(w.ctx, ad) // ended by c.runner
-	}
+	inline := w.initCtx(dc, e, start, ad)
 	*req = EngineRequest{Texts: l.texts, Target: r.tgt.Tag, Scene: r.Scene, Style: r.Style, RequestID: r.id}
 	if r.src != nil {
 		req.Source = r.src.Tag
@@ -192,7 +188,7 @@ func (w *walk) call(e *engine, l *lease) (*EngineResult, error) {
 		out, err = c.invokeStream(actx, e, req, ad, r.sink)
 	} else {
 		*j = engineCall{c: c, e: e, ctx: actx, req: req, ad: ad}
-		out, err = w.invoke(dc, j)
+		out, err = w.invoke(dc, j, inline)
 	}
 	lat := time.Since(start) // the monotonic clock only: half the cost of time.Now here
 	w.ended = start.Add(lat)
@@ -210,6 +206,21 @@ func (w *walk) call(e *engine, l *lease) (*EngineResult, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// initCtx sets up the attempt's context, for a call that runs inline (which it reports: see
+// deadline.Trust), on the Client's runner (which ends the context), or streamed.
+func (w *walk) initCtx(dc *deadline.Call, e *engine, start, ad time.Time) (inline bool) {
+	switch {
+	case w.r.sink != nil:
+		dc.Ctx.Init(w.ctx, ad)
+		return false
+	case e.trust.Inline(deadline.At(start)) && !e.has(flagIsolate):
+		dc.Ctx.InitInline(w.ctx, ad, &w.sc.wait)
+		return true
+	}
+	dc.Ctx.InitWatched(w.ctx, ad) // ended by c.runner
+	return false
 }
 
 // overrunGrace is how late past its deadline an engine may return before the Client warns
@@ -231,10 +242,17 @@ type engineCall struct {
 	ad  time.Time // the attempt's deadline
 	out *EngineResult
 	err error
+	end int64 // when the engine returned (deadline.Now)
 }
 
-// Run calls the engine, turning a panic into an error.
-func (j *engineCall) Run() { j.out, j.err = protect(j.ctx, j.e, j.req) }
+// Run calls the engine, turning a panic into an error, and records how long it took for
+// the engine's trust (see deadline.Trust).
+func (j *engineCall) Run() {
+	start := deadline.Now()
+	j.out, j.err = protect(j.ctx, j.e, j.req)
+	j.end = deadline.Now()
+	j.e.trust.Record(start, j.end)
+}
 
 // Late ends an abandoned call: it no longer counts among its engine's, and an engine that
 // returned well past its deadline is reported once as ignoring its context.
@@ -248,8 +266,18 @@ func (j *engineCall) Late() {
 // that does not return by then is abandoned, left running apart and counted among its
 // engine's abandoned calls until it returns; the request's scratch is then not reused (the
 // call still holds its request). The runner's goroutines are pooled: a call that returns
-// in time costs two goroutine switches and no allocation.
-func (w *walk) invoke(dc *deadline.Call, j *engineCall) (*EngineResult, error) {
+// in time costs two goroutine switches and no allocation. An engine that earned it (its
+// calls return at once: see deadline.Trust) is called inline, on the caller's goroutine,
+// and costs no switch; if such a call returns well past its deadline, the engine's calls
+// run on the runner for good (see overran).
+func (w *walk) invoke(dc *deadline.Call, j *engineCall, inline bool) (*EngineResult, error) {
+	if inline {
+		j.Run()
+		if j.end > deadline.At(j.ad)+int64(overrunGrace) {
+			w.c.overran(j.e, j.ad, time.Now()) // its calls never run inline again
+		}
+		return j.out, j.err
+	}
 	if w.c.runner.Do(&w.sc.wait, dc, j, callGrace) {
 		return j.out, j.err
 	}

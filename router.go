@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/fanyi-go/translate/internal/deadline"
 	"github.com/fanyi-go/translate/internal/health"
 	"github.com/fanyi-go/translate/internal/lang"
 	"github.com/fanyi-go/translate/internal/quota"
@@ -58,8 +59,9 @@ type engineState struct {
 	offUntil    atomic.Int64  // the later of outUntil and coolUntil, for the router
 	unsupported pairMemory    // pairs the engine said it does not take
 	probeFails  atomic.Int32
-	recoveryAt  atomic.Int64 // the last recovery probe (unix nanos; probe.go)
-	abandoned   atomic.Int32 // isolated calls still running after their deadline
+	recoveryAt  atomic.Int64   // the last recovery probe (unix nanos; probe.go)
+	abandoned   atomic.Int32   // isolated calls still running after their deadline
+	trust       deadline.Trust // whether its calls may run inline (attempt.go)
 }
 
 // Engine flags: reasons an engine is out, or treated apart, until something changes.
