@@ -57,7 +57,10 @@ func engineClient(t *testing.T, n int, mixed bool, opts ...translate.Option) *tr
 // TestAllocsDoNotGrowWithEngines holds the allocation counts the README claims: a miss
 // allocates once (its Result), a fresh cache hit not at all, whatever the number of engines,
 // 8 or 1,000. Under the race detector sync.Pool drops some of what it is given, so there
-// the counts are only held to not growing with the engines.
+// the counts are only held to not growing with the engines by more than one: a dropped
+// scratch costs a call on the Client's pool three allocations (the scratch, its call's
+// channel and its timer) and an inline call one, and with 100 engines or more each gets
+// too few of the test's calls to earn inline calls (deadline.Trust).
 func TestAllocsDoNotGrowWithEngines(t *testing.T) {
 	for _, mixed := range []bool{false, true} {
 		var base float64
@@ -69,7 +72,7 @@ func TestAllocsDoNotGrowWithEngines(t *testing.T) {
 			if n == 8 {
 				base = miss
 			}
-			if miss > base+0.5 {
+			if miss > base+0.5+b2f(raceEnabled) {
 				t.Errorf("%d engines (mixed %v): a miss allocates %.2f times, %.2f with 8 engines", n, mixed, miss, base)
 			}
 			if !raceEnabled && (miss > 1 || hit > 0) {
@@ -95,4 +98,11 @@ func TestAllocsMissCtxEngine(t *testing.T) {
 	if !raceEnabled && got > 3 {
 		t.Errorf("a miss with an engine that reads ctx.Done() allocates %.2f times, want at most 3", got)
 	}
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }
