@@ -192,6 +192,9 @@ func (w *walk) call(e *engine, l *lease) (*EngineResult, error) {
 	}
 	lat := time.Since(start) // the monotonic clock only: half the cost of time.Now here
 	w.ended = start.Add(lat)
+	if inline {
+		c.inlineReturned(e, start, lat, ad)
+	}
 	if w.j.pack {
 		err = c.checkPack(w, actx, e, l.texts, out, err)
 	} else {
@@ -242,7 +245,6 @@ type engineCall struct {
 	ad  time.Time // the attempt's deadline
 	out *EngineResult
 	err error
-	end int64 // when the engine returned (deadline.Now)
 }
 
 // Run calls the engine, turning a panic into an error, and records how long it took for
@@ -250,8 +252,18 @@ type engineCall struct {
 func (j *engineCall) Run() {
 	start := deadline.Now()
 	j.out, j.err = protect(j.ctx, j.e, j.req)
-	j.end = deadline.Now()
-	j.e.trust.Record(start, j.end)
+	j.e.trust.Record(start, deadline.Now())
+}
+
+// inlineReturned records an inline call that started at start and took lat for its
+// engine's trust; if it returned well past its deadline ad, the engine's calls run on the
+// runner for good (see overran).
+func (c *Client) inlineReturned(e *engine, start time.Time, lat time.Duration, ad time.Time) {
+	at := deadline.At(start)
+	e.trust.Record(at, at+int64(lat))
+	if ended := start.Add(lat); ended.Sub(ad) > overrunGrace {
+		c.overran(e, ad, ended)
+	}
 }
 
 // Late ends an abandoned call: it no longer counts among its engine's, and an engine that
@@ -272,11 +284,7 @@ func (j *engineCall) Late() {
 // run on the runner for good (see overran).
 func (w *walk) invoke(dc *deadline.Call, j *engineCall, inline bool) (*EngineResult, error) {
 	if inline {
-		j.Run()
-		if j.end > deadline.At(j.ad)+int64(overrunGrace) {
-			w.c.overran(j.e, j.ad, time.Now()) // its calls never run inline again
-		}
-		return j.out, j.err
+		return protect(j.ctx, j.e, j.req) // see inlineReturned
 	}
 	if w.c.runner.Do(&w.sc.wait, dc, j, callGrace) {
 		return j.out, j.err

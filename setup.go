@@ -50,9 +50,7 @@ func (c *Client) buildSetup(o options, prev *setup) (*setup, error) {
 		s.probes = &p
 	}
 	kept := map[int]bool{} // numbers of the engines that stay
-	if prev != nil {
-		s.reuse = prev.retired
-	}
+	s.reuse = prev.retiredTels()
 	for _, spec := range o.engines {
 		if spec.e == nil || prev == nil {
 			continue
@@ -101,6 +99,14 @@ func (s *setup) retire(prev *setup) {
 			s.retired[e.name] = e.tel
 		}
 	}
+}
+
+// retiredTels returns s.retired; nil for a nil s.
+func (s *setup) retiredTels() map[string]*engineTel {
+	if s == nil {
+		return nil
+	}
+	return s.retired
 }
 
 // engineTel returns the telemetry of the engine named name: the one it had when it left

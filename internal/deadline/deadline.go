@@ -60,12 +60,18 @@ func New(parent context.Context, d time.Time) *Context {
 // parent, ending at d at the latest.
 func (c *Context) Init(parent context.Context, d time.Time) {
 	c.done.Store(nil)
-	c.ch = nil
-	c.err, c.timer, c.stopParent, c.parentLeft = nil, nil, nil, false
-	c.fbuf = [2]afterFunc{}
-	c.funcs = c.fbuf[:0]
-	c.parent, c.deadline, c.watched, c.observed = parent, d, false, false
-	c.alarm, c.armed = nil, false
+	c.ch, c.err = nil, nil
+	if c.timer != nil || c.stopParent != nil { // seldom: pointer writes cost write barriers
+		c.timer, c.stopParent = nil, nil
+	}
+	if c.fbuf[0].f != nil || c.fbuf[1].f != nil || cap(c.funcs) == 0 || &c.funcs[:1][0] != &c.fbuf[0] {
+		c.fbuf = [2]afterFunc{}
+		c.funcs = c.fbuf[:0]
+	}
+	c.parent, c.deadline, c.watched, c.observed, c.parentLeft = parent, d, false, false, false
+	if c.alarm != nil {
+		c.alarm, c.armed = nil, false
+	}
 	if pd, ok := parent.Deadline(); ok && pd.Before(d) {
 		c.deadline = pd
 	}
