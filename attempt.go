@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/fanyi-go/translate/internal/deadline"
@@ -312,32 +311,13 @@ type answer struct {
 	err error
 }
 
-// invokeApart runs the call in a goroutine of its own and returns at ctx's end even if the
-// engine does not. The goroutine ends when the engine returns; req is the call's own. Only
-// a call still running after ctx's end counts among e's abandoned calls (until it
-// returns): calls in flight within their deadline are not bounded by maxAbandoned.
+// invokeApart runs the call in a goroutine of its own (runApart) and returns at ctx's end,
+// or overrunGrace after it, even if the engine does not. req is copied: an abandoned call
+// may still read it.
 func (c *Client) invokeApart(ctx context.Context, e *engine, req *EngineRequest) (*EngineResult, error) {
 	own := *req
 	own.Texts = append([]string(nil), req.Texts...)
-	ch := make(chan answer, 1)
-	var state atomic.Int32
-	go func() {
-		out, err := protect(ctx, e, &own)
-		ch <- answer{out, err}
-		if !state.CompareAndSwap(callRunning, callReturned) {
-			e.abandoned.Add(-1)
-		}
-	}()
-	select {
-	case a := <-ch:
-		return a.out, a.err
-	case <-ctx.Done():
-	}
-	e.abandoned.Add(1)
-	if !state.CompareAndSwap(callRunning, callAbandoned) {
-		e.abandoned.Add(-1) // it returned just now
-	}
-	return nil, ctx.Err()
+	return c.runApart(ctx, e, func() (*EngineResult, error) { return protect(ctx, e, &own) })
 }
 
 // protect calls the engine and turns a panic into a KindUnknown error that names the
