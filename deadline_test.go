@@ -408,3 +408,53 @@ func TestEarnedInlineCallsLoseItAtTheFirstSlowCall(t *testing.T) {
 		})
 	}
 }
+
+// TestHungInlineEngineHoldsOnlyTheCallsInFlight: when an engine that earned inline calls
+// hangs ignoring ctx under concurrent load, the calls already in it wait for it (the breach
+// the README states), but calls that start once no call of it returned at once for 10ms
+// (deadline.Stall) run on the Client's pool and keep the deadline, though none of the hung
+// calls has returned yet to say the engine is slow. Virtual time (synctest).
+func TestHungInlineEngineHoldsOnlyTheCallsInFlight(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := &turncoat{}
+		c, err := translate.New(translate.WithDeadline(time.Second), translate.WithoutCache(),
+			translate.WithEngine(e, translate.Profile{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		for i := range 100 {
+			if _, err := c.Translate(context.Background(), req(fmt.Sprint("warm ", i))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e.slow.Store(true)
+		var mu sync.Mutex
+		took := map[string][]time.Duration{}
+		var wg sync.WaitGroup
+		wave := func(name string) {
+			for i := range 4 {
+				wg.Go(func() {
+					t0 := time.Now()
+					c.Translate(context.Background(), req(fmt.Sprint(name, i)))
+					mu.Lock()
+					took[name] = append(took[name], time.Since(t0))
+					mu.Unlock()
+				})
+			}
+		}
+		wave("in flight")
+		time.Sleep(20 * time.Millisecond)
+		wave("after")
+		wg.Wait()
+		want := map[string][]time.Duration{
+			"in flight": {5 * time.Second, 5 * time.Second, 5 * time.Second, 5 * time.Second},
+			"after":     {time.Second, time.Second, time.Second, time.Second},
+		}
+		within := cmp.Comparer(func(a, b time.Duration) bool { return (a - b).Abs() <= 20*time.Millisecond })
+		if diff := cmp.Diff(want, took, within); diff != "" {
+			t.Errorf("calls took (-want +got):\n%s", diff)
+		}
+		time.Sleep(5 * time.Second) // the abandoned calls return
+	})
+}
