@@ -121,6 +121,7 @@ func (c *Client) settle(w *walk, e *engine, l *lease, out *EngineResult, err err
 	if err == nil {
 		e.h.Served(w.r.hash)
 	}
+	c.rampRecord(w, e, err, kind, caller)
 	if err != nil && !mayHaveBilled(kind, caller) {
 		c.refund(e, l)
 		c.unclaim(w.r, e, w.now)
@@ -133,7 +134,7 @@ func (c *Client) settle(w *walk, e *engine, l *lease, out *EngineResult, err err
 	chars, cost := c.charge(e, l, out, w.now)
 	c.storeSettle(w, e, l, out, err, true, chars, cost)
 	w.j.cost += cost
-	c.obs.cost(w.ctx, e, cost, int(chars))
+	c.obs.cost(e, cost, int(chars))
 }
 
 // mayHaveBilled reports whether a failed call may have been billed by the vendor: it timed
@@ -481,6 +482,9 @@ func breakerFailure(k Kind) bool {
 func (c *Client) breakerMoved(e *engine, t transition) {
 	if !t.changed() {
 		return
+	}
+	if t.to == BreakerOpen {
+		c.shareDown(e) // store.go
 	}
 	if t.from == BreakerHalfOpen && t.to == BreakerClosed {
 		c.resetHealth(e)

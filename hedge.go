@@ -257,7 +257,7 @@ func (c *Client) settleAbandoned(h *racer) {
 	c.release(e, l)
 	c.breakerMoved(e, l.permit.record(true))
 	chars, cost := c.charge(e, l, nil, h.now)
-	c.obs.cost(context.Background(), e, cost, int(chars))
+	c.obs.cost(e, cost, int(chars))
 	if l.store != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), storeWait)
 		defer cancel()

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/fanyi-go/translate/internal/canary"
 	"github.com/fanyi-go/translate/internal/deadline"
 	"github.com/fanyi-go/translate/internal/health"
 	"github.com/fanyi-go/translate/internal/lang"
@@ -36,11 +37,13 @@ type engine struct {
 	q       *quota.Quota  // shared across configurations while QuotaPeriod stays
 	// Profile facts the router reads on every decision, kept beside its other hot fields.
 	quotaLimited bool // Quota > 0
-	canary       bool // Canary > 0
+	canary       bool // Canary > 0, Staged or Ramp
 	fallback     bool // FallbackOnly
 	free         bool // ClassFree or no price: costs no budget
 
 	view atomic.Pointer[view]
+
+	ramp *canary.Analysis // nil: no Profile.Ramp, or a staged engine at 0 (ramp.go)
 }
 
 // engineState is what the Client knows of an engine whatever its configuration: it lives as
@@ -56,7 +59,9 @@ type engineState struct {
 	flags       atomic.Uint32 // flagSetAside, flagMaintenance, flagIsolate
 	outUntil    atomic.Int64  // quota exhausted: out until this time (unix nanos)
 	coolUntil   atomic.Int64  // Retry-After or vendor limits: out until this time (unix nanos)
-	offUntil    atomic.Int64  // the later of outUntil and coolUntil, for the router
+	offUntil    atomic.Int64  // the later of outUntil, coolUntil and heldUntil, for the router
+	heldUntil   atomic.Int64  // held out for every replica by a HoldStore until (unix nanos; store.go)
+	heldKind    atomic.Int32  // the Kind of that hold
 	unsupported pairMemory    // pairs the engine said it does not take
 	probeFails  atomic.Int32
 	recoveryAt  atomic.Int64   // the last recovery probe (unix nanos; probe.go)
@@ -617,7 +622,7 @@ func sticky(h uint64, engines []*engine, cands []candidate) *engine {
 // inCanary reports whether the user (by hash) falls in the engine's canary share. The share
 // is a threshold on a stable per-user number, so raising it keeps every user who was in.
 func inCanary(userHash uint64, e *engine) bool {
-	return float64(mix(userHash^e.nameHash)%10000) < e.prof.Canary*100
+	return float64(mix(userHash^e.nameHash)%10000) < e.canaryShare()*100
 }
 
 // rngStripes spreads the seeded random sequence over independent counters, so parallel

@@ -104,6 +104,7 @@ type Client struct {
 	store     Store
 	// sharedSpent is the shared budget's spend as the Store last reported it (float64 bits).
 	sharedSpent atomic.Uint64
+	ramps       rampState // canary analysis: the baseline and the OnCanaryStep listeners (ramp.go)
 
 	closed    atomic.Bool
 	closeOnce sync.Once
@@ -195,9 +196,9 @@ func (c *Client) doAvoiding(ctx context.Context, req *Request, sink *streamSink,
 	}
 	now := c.now()
 	c.maybeFold(now)
-	ctx, span := c.obs.requestStart(ctx)
 	var head request
 	if err := c.prepare(req, &head, now); err != nil {
+		ctx, span := c.obs.requestStart(ctx)
 		c.obs.requestEnd(ctx, span, &head, nil, err, 0)
 		return nil, err
 	}
@@ -205,10 +206,11 @@ func (c *Client) doAvoiding(ctx context.Context, req *Request, sink *streamSink,
 	if head.RequestID == "" { // a request with an id of its own looks at its id first
 		var hit *Result
 		if stale, hit = c.lookup(&head, now); hit != nil {
-			c.obs.requestEnd(ctx, span, &head, hit, nil, 0)
+			c.obs.freshHit(ctx, &head, hit)
 			return hit, nil
 		}
 	}
+	ctx, span := c.obs.requestStart(ctx)
 	sc := c.getScratch(len(head.s.engines))
 	defer c.putScratch(sc)
 	r := &sc.r
@@ -398,6 +400,9 @@ type EngineStatus struct {
 	// successful call, the mean of the first fold's (HealthEvery) successful calls after it,
 	// then moved 30% of the way to each later fold's mean.
 	LatencyEWMA time.Duration
+	// Canary is the share of UserIDs, in percent, the engine serves as a canary now: its
+	// ramp's (Profile.Ramp) or its profile's Canary; 0 for an engine that is not a canary.
+	Canary float64
 }
 
 // Engines returns a snapshot of every engine's standing, in the order they were given.
@@ -414,6 +419,9 @@ func (c *Client) Engines() []EngineStatus {
 		}
 		out[i] = EngineStatus{Name: e.name, Breaker: e.br.worst(), Pool: e.pool(), Health: liveHealth(e),
 			Score: v.score[SceneGeneral], QuotaLeft: left, SetAside: e.has(flagSetAside), LatencyEWMA: v.ewma}
+		if e.canary {
+			out[i].Canary = e.canaryShare()
+		}
 	}
 	return out
 }

@@ -386,20 +386,14 @@ func (s *Store) Budget(ctx context.Context, now time.Time, daily float64) (trans
 	start, end := day(now)
 	l := s.blocks.get("b", s.k.budget(start), start, end, false)
 	st := translate.BudgetStatus{Daily: daily}
-	if s.reachable() {
-		ctx, cancel := context.WithTimeout(ctx, s.o.timeout)
-		defer cancel()
-		v, err := s.rdb.HMGet(ctx, l.key, "s", "r").Result()
-		if err == nil {
-			s.recovered()
-			l.mu.Lock()
-			l.spent, l.reserve = num(v[0]), num(v[1])
-			l.mu.Unlock()
-		} else {
-			if cerr := context.Cause(ctx); cerr != nil && !errors.Is(cerr, context.DeadlineExceeded) {
-				return st, cerr
-			}
-			s.failed(err)
+	// Redis's figures and this replica's block agree only while no refill is in flight: a
+	// refill Redis applied whose reply has not landed has reported spend the block does not
+	// know yet (it would count twice). With one in flight, its reply brings fresh figures:
+	// report the last ones.
+	if l.rmu.TryLock() {
+		defer l.rmu.Unlock()
+		if err := s.readBudget(ctx, l); err != nil {
+			return st, err
 		}
 	}
 	l.mu.Lock()
@@ -411,4 +405,25 @@ func (s *Store) Budget(ctx context.Context, now time.Time, daily float64) (trans
 	}
 	st.Spent, st.Reserved = max(st.Spent, 0), max(st.Reserved, 0)
 	return st, nil
+}
+
+// readBudget reads the day's figures into l. The caller holds l.rmu.
+func (s *Store) readBudget(ctx context.Context, l *limit) error {
+	if s.reachable() {
+		ctx, cancel := context.WithTimeout(ctx, s.o.timeout)
+		defer cancel()
+		v, err := s.rdb.HMGet(ctx, l.key, "s", "r").Result()
+		if err == nil {
+			s.recovered()
+			l.mu.Lock()
+			l.spent, l.reserve = num(v[0]), num(v[1])
+			l.mu.Unlock()
+		} else {
+			if cerr := context.Cause(ctx); cerr != nil && !errors.Is(cerr, context.DeadlineExceeded) {
+				return cerr
+			}
+			s.failed(err)
+		}
+	}
+	return nil
 }

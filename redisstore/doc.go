@@ -51,6 +51,16 @@
 // WithStrictRequestIDs a Client instead refuses, with translate.KindUnavailable, an
 // admission whose request id it did not itself admit within translate.RequestWindow.
 //
+// # Shared engine holds
+//
+// Store is a translate.HoldStore. An engine that one replica finds down (its breaker
+// opens), out of quota or unauthorized is held under the key h:ENGINE until the hold ends;
+// each Client reads its configured engines' holds with one MGET every WithHoldPoll (default
+// 500ms) and keeps a held engine out of routing without touching its own breaker. A
+// held-down engine is probed by one replica at a time: a probe first takes the engine's
+// probe lock (SET NX PX, never released early), and one that passes deletes the hold for
+// all. While Redis does not answer, each replica keeps to its own breakers.
+//
 // # Redis losing data
 //
 // The key E holds an epoch. A replica that knew an epoch and finds E gone (FLUSHALL, a

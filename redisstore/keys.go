@@ -21,6 +21,7 @@ import (
 //	p bx                zset of live blocks ("ID|KEY" -> expiry in Unix ms); expires a day after the last
 //	p E                 the epoch "CREATED:LOSTAT"; expires with the longest-lived figure key
 //	p h:ENGINE          the hold "KIND:UNTILMS"; expires at UNTIL
+//	p hp:ENGINE         the engine's probe lock while it is held (ProbeLock); expires after its ttl
 //
 // Request ids and cache entries are single keys spread over the slots by their own hash tag,
 // under p with its braces escaped (q below), so they never share the tenant's slot:
@@ -39,9 +40,10 @@ func newKeys(prefix string) keys {
 	return keys{prefix: prefix, spread: esc}
 }
 
-func (k keys) blocks() string       { return k.prefix + "bx" }
-func (k keys) epoch() string        { return k.prefix + "E" }
-func (k keys) hold(e string) string { return k.prefix + "h:" + e }
+func (k keys) blocks() string        { return k.prefix + "bx" }
+func (k keys) epoch() string         { return k.prefix + "E" }
+func (k keys) hold(e string) string  { return k.prefix + "h:" + e }
+func (k keys) probe(e string) string { return k.prefix + "hp:" + e }
 func (k keys) budget(day time.Time) string {
 	return k.prefix + "b:" + day.Format(time.DateOnly)
 }
