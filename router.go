@@ -13,6 +13,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/fanyi-go/translate/internal/canary"
+	"github.com/fanyi-go/translate/internal/deadline"
 	"github.com/fanyi-go/translate/internal/health"
 	"github.com/fanyi-go/translate/internal/lang"
 	"github.com/fanyi-go/translate/internal/quota"
@@ -63,8 +64,9 @@ type engineState struct {
 	heldKind    atomic.Int32  // the Kind of that hold
 	unsupported pairMemory    // pairs the engine said it does not take
 	probeFails  atomic.Int32
-	recoveryAt  atomic.Int64 // the last recovery probe (unix nanos; probe.go)
-	abandoned   atomic.Int32 // isolated calls still running after their deadline
+	recoveryAt  atomic.Int64   // the last recovery probe (unix nanos; probe.go)
+	abandoned   atomic.Int32   // isolated calls still running after their deadline
+	trust       deadline.Trust // whether its calls may run inline (attempt.go)
 }
 
 // Engine flags: reasons an engine is out, or treated apart, until something changes.
