@@ -39,6 +39,9 @@ func (w *walk) admit(e *engine, l *lease) error {
 	if err := c.enter(w, e, l); err != nil {
 		return err
 	}
+	if w.j.fid != nil {
+		w.j.fid.ready(w.j, e, w.r.Text)
+	}
 	l.texts = w.j.batch(e)
 	for _, t := range l.texts {
 		l.chars += int64(runeCount(t))
@@ -175,7 +178,7 @@ func (w *walk) call(e *engine, l *lease) (*EngineResult, error) {
 	w.sc.callStart = start
 	ad := w.attemptDeadline(e, start, l.texts)
 	req, dc, j := w.newAttempt()
-	if r.sink != nil {
+	if r.sink != nil && w.j.fid == nil {
 		dc.Ctx.Init(w.ctx, ad)
 	} else {
 		dc.Ctx.InitWatched(w.ctx, ad) // ended by c.runner
@@ -184,12 +187,17 @@ func (w *walk) call(e *engine, l *lease) (*EngineResult, error) {
 	if r.src != nil {
 		req.Source = r.src.Tag
 	}
+	sink := r.sink
+	if w.j.fid != nil {
+		w.j.fid.dress(req)
+		sink = nil // a streaming engine's partial text would show the masks
+	}
 	n := len(w.attempts) + 1
 	actx, span := c.obs.attemptStart(&dc.Ctx, e, n)
 	var out *EngineResult
 	var err error
-	if r.sink != nil {
-		out, err = c.invokeStream(actx, e, req, ad, r.sink)
+	if sink != nil {
+		out, err = c.invokeStream(actx, e, req, ad, sink)
 	} else {
 		*j = engineCall{c: c, e: e, ctx: actx, req: req, ad: ad}
 		out, err = w.invoke(dc, j)
@@ -200,6 +208,9 @@ func (w *walk) call(e *engine, l *lease) (*EngineResult, error) {
 		err = c.checkPack(w, actx, e, l.texts, out, err)
 	} else {
 		err = c.check(actx, w.ctx, e, r, l.texts, out, err)
+	}
+	if err == nil && w.j.fid != nil {
+		err = w.j.fid.verify(w.j, e, out.Texts)
 	}
 	c.obs.attemptEnd(actx, span, e, n, lat, err)
 	w.sc.giveBack(dc)

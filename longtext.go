@@ -68,7 +68,7 @@ type longPart struct {
 // its own (it reaches each engine at most once) or a Client with a Store (its lease covers
 // one call of the whole text), nor with WithBatchConcurrency 1.
 func (c *Client) mayGoLong(r *request) bool {
-	return r.sink == nil && r.RequestID == "" && r.prior == nil && c.store == nil && c.batchConc > 1
+	return r.sink == nil && r.RequestID == "" && r.prior == nil && c.store == nil && c.batchConc > 1 && r.fid == nil
 }
 
 // runLong translates the walk's text as units of one call each of the engine the walk

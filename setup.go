@@ -27,6 +27,7 @@ type setup struct {
 	economyAt float64
 	daily     float64
 	probes    *ProbePolicy // defaults applied; nil: no probes
+	content   contentSetup // content.go: glossaries and placeholders
 }
 
 // buildSetup builds the configuration o describes. Engines named as in prev (the running
@@ -42,6 +43,10 @@ func (c *Client) buildSetup(o options, prev *setup) (*setup, error) {
 	if o.probes != nil {
 		p := o.probes.withDefaults()
 		s.probes = &p
+	}
+	var err error
+	if s.content, err = o.content.build(); err != nil {
+		return nil, err
 	}
 	kept := map[int]bool{} // numbers of the engines that stay
 	for _, spec := range o.engines {
