@@ -372,3 +372,63 @@ func TestLongHTMLNeverCutInsideATag(t *testing.T) {
 		}
 	}
 }
+
+// Placeholders in plain text are protected for every engine, by default and with a
+// pattern of the caller's own: an engine that rewrites every word never sees them.
+func TestPlaceholdersProtected(t *testing.T) {
+	const text = "Hello {name}, you have {count, plural, one {# item} other {# items}} in %1$s {{cart}} for $user"
+	for _, tc := range []struct {
+		name string
+		opts []translate.Option
+		keep []string
+	}{
+		{"defaults", nil, []string{"{name}", "{count, plural, one {", "%1$s", "{{cart}}"}},
+		{"pattern", []translate.Option{translate.WithPlaceholders(0, regexp.MustCompile(`\$[a-z]+`))}, []string{"{name}", "%1$s", "$user"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := &wordEngine{name: "e", fn: rewrite}
+			c := newClient(t, append(tc.opts, translate.WithEngine(e, translate.Profile{}))...)
+			res, err := c.Translate(context.Background(), translate.Request{Text: text, Source: "en", Target: "de"})
+			if err != nil {
+				t.Fatalf("Translate: %v", err)
+			}
+			for _, k := range tc.keep {
+				if !strings.Contains(res.Text, k) {
+					t.Errorf("%q lost: %s", k, res.Text)
+				}
+				if strings.Contains(e.got()[0].Texts[0], k) {
+					t.Errorf("engine was sent %q: %s", k, e.got()[0].Texts[0])
+				}
+			}
+			if !strings.Contains(res.Text, "ITEMx") || res.Glossary != "" {
+				t.Errorf("plural messages not translated, or a glossary reported: %+v", res)
+			}
+		})
+	}
+}
+
+// Every engine serves HTML, masked when it has no tag handling: an engine without
+// Native.Formats alone serves an HTML request; an engine declaring instructions gets the
+// glossary as an instruction.
+func TestEveryEngineServesMarkupAndInstructions(t *testing.T) {
+	g := brands(t, "brands", glossary.Term{Source: "cart", Target: "Warenkorb"})
+	llm := &wordEngine{name: "llm", fn: func(s string, req *translate.EngineRequest) string {
+		if strings.Contains(req.Instruction, "Warenkorb") {
+			s = strings.ReplaceAll(s, "cart", "Warenkorb")
+		}
+		return strings.ReplaceAll(s, "the", "der")
+	}}
+	c := newClient(t, translate.WithEngine(llm, translate.Profile{Native: fidelity.Native{Instructions: true}}),
+		translate.WithGlossaries(g), translate.WithDefaultGlossaries("brands"))
+	res, err := c.Translate(context.Background(), translate.Request{Text: "<p>the <i>cart</i></p>", Source: "en", Target: "de", Format: translate.FormatXML})
+	if err != nil {
+		t.Fatalf("Translate: %v", err)
+	}
+	if res.Text != "<p>der <i>Warenkorb</i></p>" {
+		t.Errorf("Translate = %q", res.Text)
+	}
+	got := llm.got()[0]
+	if got.Format != translate.FormatText || got.Glossary != nil || !strings.Contains(got.Instruction, "cart") {
+		t.Errorf("llm was sent %+v; want masked text with the glossary as an instruction", got)
+	}
+}

@@ -290,13 +290,14 @@ const (
 	reasonLegal
 	reasonChat
 	reasonQuotaOut // out until its quota period ends: the vendor's or the Store's refusal
+	reasonFormat   // cannot serve the request's format, natively or masked (content.go)
 )
 
 var reasonText = [...]string{"", "set aside (unauthorized)", "in maintenance (failed probes)",
 	"out (Retry-After or vendor rate limits)", "breaker open", "health below MinHealth",
 	"quota left smaller than the text", "pair not supported", "region not allowed",
 	"premium engine, normal priority", "daily budget", "legal scene needs quality >= LegalMinQuality",
-	"chat scene needs recent latency <= ChatMaxLatency", "out (quota exhausted)"}
+	"chat scene needs recent latency <= ChatMaxLatency", "out (quota exhausted)", "format not served"}
 
 // reasonKind is the Kind of a pinned engine's skip for a reason.
 func reasonKind(why reason) Kind {
@@ -305,7 +306,7 @@ func reasonKind(why reason) Kind {
 		return KindUnauthorized
 	case reasonQuota, reasonQuotaOut:
 		return KindQuotaExhausted
-	case reasonPair, reasonRegion:
+	case reasonPair, reasonRegion, reasonFormat:
 		return KindUnsupported
 	case reasonBudget:
 		return KindBudgetExceeded
@@ -351,6 +352,8 @@ func (c *Client) exclude(e *engine, v *view, r *request, now int64, budgetFrac f
 		return reasonPair, false
 	case len(r.Regions) > 0 && !regionAllowed(e.prof.Region, r.Regions):
 		return reasonRegion, false
+	case r.fid != nil && !r.fid.p.Serves(e.prof.Native):
+		return reasonFormat, false
 	}
 	if why := c.classRule(e, r, budgetFrac); why != reasonNone {
 		return why, false
