@@ -350,10 +350,9 @@ func (c *Client) exclude(e *engine, v *view, r *request, now int64, budgetFrac f
 		return reasonQuota, false
 	case !e.supports(r.srcID, r.tgt.ID):
 		return reasonPair, false
-	case len(r.Regions) > 0 && !regionAllowed(e.prof.Region, r.Regions):
-		return reasonRegion, false
-	case r.fid != nil && !r.fid.p.Serves(e.prof.Native):
-		return reasonFormat, false
+	}
+	if why := placeRule(e, r); why != reasonNone {
+		return why, false
 	}
 	if why := c.classRule(e, r, budgetFrac); why != reasonNone {
 		return why, false
@@ -380,6 +379,18 @@ func outOfService(e *engine, now int64) reason {
 			return reasonQuotaOut
 		}
 		return reasonOff
+	}
+	return reasonNone
+}
+
+// placeRule returns why r may not go to e whatever its state: a region it does not allow,
+// a format e cannot serve (content.go); reasonNone if it may.
+func placeRule(e *engine, r *request) reason {
+	switch {
+	case len(r.Regions) > 0 && !regionAllowed(e.prof.Region, r.Regions):
+		return reasonRegion
+	case r.fid != nil && !r.fid.p.Serves(e.prof.Native):
+		return reasonFormat
 	}
 	return reasonNone
 }
