@@ -2,6 +2,7 @@ package translate
 
 import (
 	"context"
+	"crypto/sha256"
 	"strings"
 	"testing"
 
@@ -111,5 +112,82 @@ func contentRules() []newRule {
 		{opts: []Option{WithGlossaries(many...)}, newMsg: "config: WithGlossaries at most 1000 glossaries",
 			json: `"glossaries":[` + strings.Join(file, ",") + `]`, path: "glossaries: at most 1000 glossaries"},
 		{opts: []Option{WithGlossaries(nil)}, newMsg: "config: WithGlossaries nil glossary"},
+	}
+}
+
+// A glossary changed by Reconfigure (same name, other terms) has another revision: the
+// cache entry made under the old terms is not served.
+func TestReconfiguredGlossaryMissesTheCache(t *testing.T) {
+	registerTestTypes()
+	cfg, err := ParseConfig([]byte(glossaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(WithConfig(cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ask := func() *Result {
+		t.Helper()
+		res, err := c.Translate(context.Background(), Request{Text: "my cart", Source: "en", Target: "de"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	first := ask()
+	if again := ask(); !again.FromCache {
+		t.Fatalf("the same request again was not a cache hit")
+	}
+	changed := strings.Replace(glossaryFile, `"Warenkorb"`, `"Einkaufskorb"`, 1)
+	cfg2, err := ParseConfig([]byte(changed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Reconfigure(cfg2); err != nil {
+		t.Fatal(err)
+	}
+	res := ask()
+	if res.FromCache || res.Text != "my Einkaufskorb" || res.Glossary == first.Glossary {
+		t.Errorf("after the change: %q (cache %v, revision %q, before %q)", res.Text, res.FromCache, res.Glossary, first.Glossary)
+	}
+}
+
+// The Store's keys (second-level cache, request id digest) hold the format and the
+// glossary revision, and stay as they were for plain text without a glossary.
+func TestStoreKeysHoldContent(t *testing.T) {
+	registerTestTypes()
+	g, _ := glossary.New("g", "en", "de", []glossary.Term{{Source: "cart", Target: "Korb"}})
+	c, err := New(WithEngine(&cfgEngine{name: "a"}, Profile{}), WithGlossaries(g))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	digest := func(req Request) string {
+		t.Helper()
+		var r request
+		if err := c.prepare(&req, &r, 0); err != nil {
+			t.Fatal(err)
+		}
+		sum := contentDigest(&r)
+		return string(sum[:])
+	}
+	plain := Request{Text: "a cart", Source: "en", Target: "de"}
+	html, gl := plain, plain
+	html.Format, gl.Glossary = FormatHTML, "g"
+	if d := digest(plain); d == digest(html) || d == digest(gl) || digest(html) == digest(gl) {
+		t.Errorf("digests do not tell format and glossary apart")
+	}
+	var r request
+	_ = c.prepare(&plain, &r, 0)
+	h := sha256.New()
+	for _, f := range []string{r.src.Key, r.tgt.Full, "0", "0"} {
+		h.Write([]byte(f))
+		h.Write([]byte{0})
+	}
+	h.Write([]byte(plain.Text))
+	if got := digest(plain); got != string(h.Sum(nil)) {
+		t.Errorf("the plain digest changed")
 	}
 }
