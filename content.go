@@ -357,3 +357,14 @@ func (gc *GlossaryConfig) build(at string) (*glossary.Glossary, error) {
 	}
 	return g, nil
 }
+
+// storedText is the answer a Store keeps for the call that answered out, and whether it
+// is the request's whole answer from one call: the engine's text for a plain job of one
+// part, the restored, verified translation of a content job all of whose parts the call
+// carried (never the engine's masked text).
+func (w *walk) storedText(out *EngineResult) (string, bool) {
+	if cj := w.j.fid; cj != nil {
+		return cj.text, w.j.next == 0 && len(out.Texts) == len(w.j.split.Parts)
+	}
+	return out.Texts[0], len(w.j.split.Parts) == 1
+}

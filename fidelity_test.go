@@ -432,3 +432,26 @@ func TestEveryEngineServesMarkupAndInstructions(t *testing.T) {
 		t.Errorf("llm was sent %+v; want masked text with the glossary as an instruction", got)
 	}
 }
+
+// With a Store, what the Store keeps for a request is the restored translation, never the
+// engine's masked text.
+func TestStoreKeepsRestoredText(t *testing.T) {
+	st := &scriptStore{}
+	e := &wordEngine{name: "e", fn: rewrite}
+	c := newClient(t, translate.WithEngine(e, translate.Profile{MaxTexts: 10}), translate.WithStore(st))
+	for _, r := range []translate.Request{
+		{Text: "<b>Hello</b> {name}", Source: "en", Target: "de", Format: translate.FormatHTML, RequestID: "id-0"},
+		{Text: "Hello {name}", Source: "en", Target: "de", RequestID: "id-1"},
+	} {
+		res, err := c.Translate(context.Background(), r)
+		if err != nil {
+			t.Fatalf("Translate: %v", err)
+		}
+		st.mu.Lock()
+		s := st.settles[len(st.settles)-1]
+		st.mu.Unlock()
+		if s.Answer == nil || s.Answer.Text != res.Text {
+			t.Errorf("the Store was given %+v; want the answer %q", s.Answer, res.Text)
+		}
+	}
+}

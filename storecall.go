@@ -105,10 +105,14 @@ func (c *Client) storeSettle(w *walk, e *engine, l *lease, out *EngineResult, er
 	if sent {
 		s.Credits, s.Chars = cost, chars
 	}
-	single := len(w.j.split.Parts) == 1
+	var text string
+	single := false
+	if err == nil {
+		text, single = w.storedText(out)
+	}
 	switch {
 	case err == nil && single:
-		s.Answer = &StoredAnswer{Text: out.Texts[0], Engine: e.name, Source: out.Source.String()}
+		s.Answer = &StoredAnswer{Text: text, Engine: e.name, Source: out.Source.String()}
 		if w.r.src != nil {
 			s.Answer.Source = w.r.src.Canon
 		}
