@@ -40,7 +40,7 @@ func (w *walk) admit(e *engine, l *lease) error {
 		return err
 	}
 	if w.j.fid != nil {
-		w.j.fid.ready(w.j, e, w.r.Text)
+		w.j.fid.ready(w.j, e)
 	}
 	l.texts = w.j.batch(e)
 	for _, t := range l.texts {

@@ -151,6 +151,14 @@ func (cs *contentSetup) mayHavePlaceholders(text string) bool {
 	return strings.IndexByte(text, '{') >= 0 || strings.IndexByte(text, '%') >= 0
 }
 
+// inUnits reports whether a long text of the request may be translated as units of its
+// own (longtext.go), each prepared apart: plain text without a glossary, where
+// segment.Split cuts no placeholder. Markup and glossary terms, which a cut between units
+// could break, go as one sequence of calls cut by Prepared.Split.
+func (ct *content) inUnits() bool {
+	return ct == nil || ct.p.Format() == FormatText && ct.g == nil
+}
+
 // revision is the revision of the glossary r applies, "" for none.
 func (r *request) revision() string {
 	if r.fid == nil || r.fid.g == nil {
@@ -166,6 +174,7 @@ func (r *request) revision() string {
 // translation failed the checks, prepares the text anew and starts over.
 type contentJob struct {
 	c     *content
+	src   string             // the text: the request's, or one unit's of a long text
 	pr    *fidelity.Prepared // nil: prepare for the next engine
 	shape shape
 	segs  []fidelity.Segments // per text of pr
@@ -185,7 +194,7 @@ func shapeOf(f fidelity.Format, n fidelity.Native, limit int) shape {
 // ready prepares the job's text for e, unless the parts already made fit it: each text of
 // the prepared text is cut into parts that fit e's per-text limit with Prepared.Split,
 // never inside a token or a tag.
-func (cj *contentJob) ready(j *job, e *engine, text string) {
+func (cj *contentJob) ready(j *job, e *engine) {
 	limit := textChars(&e.prof)
 	if j.forceMax > 0 && (limit == 0 || j.forceMax < limit) {
 		limit = j.forceMax
@@ -194,7 +203,7 @@ func (cj *contentJob) ready(j *job, e *engine, text string) {
 	if cj.pr != nil && sh == cj.shape {
 		return
 	}
-	cj.pr, cj.shape = cj.c.p.Prepare(text, e.prof.Native), sh
+	cj.pr, cj.shape = cj.c.p.Prepare(cj.src, e.prof.Native), sh
 	cj.segs = cj.segs[:0]
 	var parts []string
 	for i := range cj.pr.Texts {

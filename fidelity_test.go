@@ -455,3 +455,26 @@ func TestStoreKeepsRestoredText(t *testing.T) {
 		}
 	}
 }
+
+// A long plain text with placeholders is still translated as units in parallel, each
+// with its placeholders masked.
+func TestLongTextWithPlaceholdersInUnits(t *testing.T) {
+	e := &wordEngine{name: "e", fn: rewrite}
+	c := newClient(t, translate.WithEngine(e, translate.Profile{MaxChars: 60}))
+	var b strings.Builder
+	for range 10 {
+		b.WriteString("Hello {name}, you saved 20% on {{item}} today. ")
+	}
+	res, err := c.Translate(context.Background(), translate.Request{Text: b.String(), Source: "en", Target: "de"})
+	if err != nil {
+		t.Fatalf("Translate: %v", err)
+	}
+	if n := strings.Count(res.Text, "{name}"); n != 10 || strings.Count(res.Text, "{{item}}") != 10 || strings.Contains(res.Text, "Hello") {
+		t.Errorf("got %s", res.Text)
+	}
+	for _, r := range e.got() {
+		if strings.Contains(r.Texts[0], "{") {
+			t.Errorf("engine was sent a placeholder: %q", r.Texts[0])
+		}
+	}
+}

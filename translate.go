@@ -328,7 +328,7 @@ func (c *Client) run(ctx context.Context, r *request, b *resultBuf, stale *cache
 	sc.j = job{split: segment.Segments{Parts: sc.part[:], Seps: sc.sep[:]}, out: sc.out[:0], by: sc.eng[:0]}
 	w.j = &sc.j
 	if r.fid != nil {
-		sc.j.fid = &contentJob{c: r.fid}
+		sc.j.fid = &contentJob{c: r.fid, src: r.Text}
 		res.Glossary = r.revision()
 	}
 	if res, err, long := w.runLong(res); long {
