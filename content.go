@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/text/language"
+
 	"github.com/fanyi-go/translate/fidelity"
 	"github.com/fanyi-go/translate/fidelity/glossary"
 )
@@ -72,6 +74,11 @@ func (co *contentOptions) build() (contentSetup, error) {
 	}
 	if slices.Contains(co.glossaries, nil) {
 		return s, configError("WithGlossaries", "nil glossary")
+	}
+	for _, g := range co.glossaries {
+		if !validTag(g.Source()) || !validTag(g.Target()) {
+			return s, configError("WithGlossaries", "language is not a valid BCP 47 tag")
+		}
 	}
 	if len(co.glossaries) == 0 && len(co.defaults) == 0 {
 		return s, nil
@@ -346,8 +353,11 @@ func (cfg *Config) glossaries() ([]*glossary.Glossary, []string, error) {
 
 func (gc *GlossaryConfig) build(at string) (*glossary.Glossary, error) {
 	for _, f := range []struct{ key, val string }{{"name", gc.Name}, {"source", gc.Source}, {"target", gc.Target}} {
-		if f.val == "" {
+		switch {
+		case f.val == "":
 			return nil, invalidAt(at+"."+f.key, "is required")
+		case f.key != "name" && !validTag(f.val):
+			return nil, invalidAt(at+"."+f.key, "language is not a valid BCP 47 tag")
 		}
 	}
 	if len(gc.Terms) > glossary.MaxTerms {
@@ -376,4 +386,10 @@ func (w *walk) storedText(out *EngineResult) (string, bool) {
 		return cj.text, w.j.next == 0 && len(out.Texts) == len(w.j.split.Parts)
 	}
 	return out.Texts[0], len(w.j.split.Parts) == 1
+}
+
+// validTag reports whether tag is a well-formed BCP 47 tag.
+func validTag(tag string) bool {
+	_, err := language.Parse(tag)
+	return err == nil
 }

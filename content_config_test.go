@@ -107,11 +107,14 @@ func contentRules() []newRule {
 		many[i], _ = glossary.New("g"+itoa(i), "en", "de", nil)
 		file[i] = `{"name":"g` + itoa(i) + `","source":"en","target":"de"}`
 	}
+	badTag, _ := glossary.New("g", "en", "no such tag", nil)
 	return []newRule{
 		{opts: []Option{WithPlaceholders(1<<7, nil)}, newMsg: "config: WithPlaceholders unknown placeholder syntax"},
 		{opts: []Option{WithGlossaries(many...)}, newMsg: "config: WithGlossaries at most 1000 glossaries",
 			json: `"glossaries":[` + strings.Join(file, ",") + `]`, path: "glossaries: at most 1000 glossaries"},
 		{opts: []Option{WithGlossaries(nil)}, newMsg: "config: WithGlossaries nil glossary"},
+		{opts: []Option{WithGlossaries(badTag)}, newMsg: "config: WithGlossaries language is not a valid BCP 47 tag",
+			json: `"glossaries":[{"name":"g","source":"en","target":"no such tag"}]`, path: "glossaries[0].target: language is not a valid BCP 47 tag"},
 	}
 }
 

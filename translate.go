@@ -54,7 +54,7 @@ type Request struct {
 	// Glossary names the glossary (WithGlossaries, Config.Glossaries) for the request's
 	// pair; "" means the pair's default glossary, if one is set, and NoGlossary ("-")
 	// none. Its terms are enforced and checked: an answer that misses one fails over. A
-	// named glossary needs a Source.
+	// named glossary needs a Source; a request that detects its source gets no default.
 	Glossary string
 }
 
