@@ -166,6 +166,12 @@ func (ct *content) inUnits() bool {
 	return ct == nil || ct.p.Format() == FormatText && ct.g == nil
 }
 
+// markupNative reports whether e takes r's markup natively: a part of it may be all tags,
+// which an engine rightly returns as it is, so the echo check does not apply to it.
+func (r *request) markupNative(e *engine) bool {
+	return r.fid != nil && r.Format != FormatText && e.prof.Native.Takes(r.Format)
+}
+
 // revision is the revision of the glossary r applies, "" for none.
 func (r *request) revision() string {
 	if r.fid == nil || r.fid.g == nil {

@@ -3,8 +3,10 @@ package translate_test
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -475,6 +477,82 @@ func TestLongTextWithPlaceholdersInUnits(t *testing.T) {
 	for _, r := range e.got() {
 		if strings.Contains(r.Texts[0], "{") {
 			t.Errorf("engine was sent a placeholder: %q", r.Texts[0])
+		}
+	}
+}
+
+// randomDoc is a random HTML fragment: nested elements with attributes, entities, text
+// attributes, placeholders and words.
+func randomDoc(r *rand.Rand, depth int) string {
+	var b strings.Builder
+	wordsOf := []string{"apple", "green", "house", "river", "stone", "light", "Hello", "{name}", "%s", "{{n}}", "&amp;", "&lt;", "®"}
+	for range 1 + r.IntN(4) {
+		switch k := r.IntN(5); {
+		case k < 2 || depth == 0:
+			for range 1 + r.IntN(6) {
+				b.WriteString(wordsOf[r.IntN(len(wordsOf))])
+				b.WriteByte(' ')
+			}
+		case k == 2:
+			b.WriteString(`<img src="/i` + strconv.Itoa(r.IntN(9)) + `.png" alt="green river">`)
+		default:
+			tag := []string{"p", "b", "i", "span", "a"}[r.IntN(5)]
+			b.WriteString("<" + tag + ` class="c` + strconv.Itoa(r.IntN(9)) + `" title="light house">`)
+			b.WriteString(randomDoc(r, depth-1))
+			b.WriteString("</" + tag + ">")
+		}
+	}
+	return b.String()
+}
+
+// fields reverses the whitespace-separated fields of s, tokens included, after rewriting
+// every word: the worst a plain-text engine does to masked markup.
+func fields(s string, req *translate.EngineRequest) string {
+	f := strings.Fields(rewrite(s, req))
+	slices.Reverse(f)
+	return strings.Join(f, " ")
+}
+
+// Random documents through the Client, cut for small engine limits: the tags (text
+// attributes aside) and every placeholder come back, in order for an engine that takes
+// HTML natively, each once for one that gets it masked and reorders everything (the
+// pipeline checks that the result is well-formed).
+func TestRandomHTMLRoundTrip(t *testing.T) {
+	r := rand.New(rand.NewPCG(19, 3))
+	attrs := regexp.MustCompile(` (title|alt)="[^"]*"`)
+	tagsOf := func(s string) []string {
+		var out []string
+		for _, tag := range tagRE.FindAllString(s, -1) {
+			out = append(out, attrs.ReplaceAllString(tag, ""))
+		}
+		return out
+	}
+	for i := range 60 {
+		doc := randomDoc(r, 3)
+		limit := []int{0, 40, 120}[r.IntN(3)]
+		native := fidelity.Native{}
+		fn := fields
+		if i%2 == 0 {
+			native, fn = htmlNative, rewrite
+		}
+		e := &wordEngine{name: "e", fn: fn}
+		c := newClient(t, translate.WithEngine(e, translate.Profile{MaxTextChars: limit, MaxTexts: 1 + r.IntN(4), Native: native}))
+		res, err := c.Translate(context.Background(), translate.Request{Text: doc, Source: "en", Target: "de", Format: translate.FormatHTML})
+		if err != nil {
+			t.Fatalf("#%d (native %v, limit %d) %s: %v", i, native.Formats != nil, limit, doc, err)
+		}
+		want, got := tagsOf(doc), tagsOf(res.Text)
+		if native.Formats == nil { // a reordering engine may move elements: each tag once, well nested
+			slices.Sort(want)
+			slices.Sort(got)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("#%d tags changed (-want +got):\n%s\n%s\n%s", i, diff, doc, res.Text)
+		}
+		for _, p := range []string{"{name}", "%s", "{{n}}", "&amp;", "&lt;"} {
+			if strings.Count(doc, p) != strings.Count(res.Text, p) {
+				t.Fatalf("#%d: %q count changed:\n%s\n%s", i, p, doc, res.Text)
+			}
 		}
 	}
 }
