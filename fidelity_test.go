@@ -556,3 +556,21 @@ func TestRandomHTMLRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TranslateStream applies a glossary to each segment.
+func TestStreamHonoursGlossary(t *testing.T) {
+	g := brands(t, "brands", glossary.Term{Source: "cart", Target: "Warenkorb"})
+	c := newClient(t, translate.WithEngine(&wordEngine{name: "e", fn: rewrite}, translate.Profile{}), translate.WithGlossaries(g))
+	var got strings.Builder
+	for ch, err := range c.TranslateStream(context.Background(), translate.Request{Text: "the cart\n\nmy cart", Source: "en", Target: "de", Glossary: "brands"}) {
+		if err != nil {
+			t.Fatalf("stream: %v", err)
+		}
+		if !ch.Partial {
+			got.WriteString(ch.Text + "|")
+		}
+	}
+	if got.String() != "THEx Warenkorb\n\nMYx Warenkorb|" {
+		t.Errorf("stream = %q", got.String())
+	}
+}
