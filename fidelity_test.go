@@ -574,3 +574,26 @@ func TestStreamHonoursGlossary(t *testing.T) {
 		t.Errorf("stream = %q", got.String())
 	}
 }
+
+// BenchmarkMissHTML is a request with markup, placeholders and a glossary through a
+// plain-text engine (everything masked), without the cache: what the pipeline adds.
+func BenchmarkMissHTML(b *testing.B) {
+	g, _ := glossary.New("brands", "en", "de", []glossary.Term{{Source: "storage", Target: "Speicher"}})
+	e := &wordEngine{name: "e", fn: func(s string, _ *translate.EngineRequest) string { return s + "!" }}
+	c, err := translate.New(translate.WithEngine(e, translate.Profile{MaxTexts: 10}), translate.WithoutCache(),
+		translate.WithGlossaries(g), translate.WithDefaultGlossaries("brands"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	r := translate.Request{Text: page, Source: "en", Target: "de", Format: translate.FormatHTML}
+	b.ReportAllocs()
+	for b.Loop() {
+		e.mu.Lock()
+		e.reqs = e.reqs[:0]
+		e.mu.Unlock()
+		if _, err := c.Translate(context.Background(), r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
