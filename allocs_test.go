@@ -69,7 +69,14 @@ func TestAllocsDoNotGrowWithEngines(t *testing.T) {
 			if n == 8 {
 				base = miss
 			}
-			if miss > base+0.5 {
+			// sync.Pool under the race detector drops a random share of what it is
+			// given, so a run there can see one pooled object more than the 8-engine run
+			// did (CI saw 3 against 2 once); growth with the engines is more than that.
+			tolerance := 0.5
+			if raceEnabled {
+				tolerance = 1.5
+			}
+			if miss > base+tolerance {
 				t.Errorf("%d engines (mixed %v): a miss allocates %.2f times, %.2f with 8 engines", n, mixed, miss, base)
 			}
 			if !raceEnabled && (miss > 1 || hit > 0) {

@@ -21,7 +21,9 @@ type lease struct {
 	slot   bool // holds one of e.sem's slots
 	chars  int64
 	cost   float64
-	permit *breaker // the breaker whose permit was taken
+	permit *breaker      // the breaker whose permit was taken
+	tenant *tenantBudget // whose budget cost was reserved from, besides the Client's
+	at     int64         // when the budget was reserved
 	texts  []string
 	waited bool // the gates made the request wait: read the time again
 	// With a Store: the granted lease to settle, or an answer that needs no call.
@@ -46,6 +48,7 @@ func (w *walk) admit(e *engine, l *lease) error {
 	for _, t := range l.texts {
 		l.chars += int64(runeCount(t))
 	}
+	l.tenant = w.r.tenant
 	if err := c.reserve(e, l, w.now); err != nil {
 		c.undo(e, l)
 		return err
@@ -78,11 +81,11 @@ func (c *Client) reserve(e *engine, l *lease, now int64) error {
 	if !e.q.Reserve(l.chars, now) {
 		return &Error{Kind: KindQuotaExhausted, Engine: e.name, Message: "skipped: local quota exhausted"}
 	}
-	l.cost = float64(l.chars) * e.prof.CostPerMillion / 1e6
-	if !e.free && !c.budget.Reserve(l.cost, now) {
+	l.cost, l.at = float64(l.chars)*e.prof.CostPerMillion/1e6, now
+	if !e.free && !c.budget.reserve(l.tenant, l.cost, now) {
 		e.q.Refund(l.chars)
 		l.chars, l.cost = 0, 0
-		return &Error{Kind: KindBudgetExceeded, Engine: e.name, Message: "skipped: daily budget exhausted"}
+		return &Error{Kind: KindBudgetExceeded, Engine: e.name, Message: "skipped: budget exhausted"}
 	}
 	return nil
 }
@@ -99,7 +102,7 @@ func (c *Client) undo(e *engine, l *lease) {
 func (c *Client) refund(e *engine, l *lease) {
 	e.q.Refund(l.chars)
 	if !e.free {
-		c.budget.Refund(l.cost)
+		c.budget.refund(l.tenant, l.cost, l.at)
 	}
 }
 
@@ -125,6 +128,7 @@ func (c *Client) settle(w *walk, e *engine, l *lease, out *EngineResult, err err
 	if err == nil {
 		e.h.Served(w.r.hash)
 	}
+	c.rampRecord(w, e, err, kind, caller)
 	if err != nil && !mayHaveBilled(kind, caller) {
 		c.refund(e, l)
 		c.unclaim(w.r, e, w.now)
@@ -137,7 +141,7 @@ func (c *Client) settle(w *walk, e *engine, l *lease, out *EngineResult, err err
 	chars, cost := c.charge(e, l, out, w.now)
 	c.storeSettle(w, e, l, out, err, true, chars, cost)
 	w.j.cost += cost
-	c.obs.cost(w.ctx, e, cost, int(chars))
+	c.obs.cost(e, cost, int(chars))
 }
 
 // mayHaveBilled reports whether a failed call may have been billed by the vendor: it timed
@@ -159,7 +163,7 @@ func (c *Client) charge(e *engine, l *lease, out *EngineResult, now int64) (int6
 	}
 	e.q.Charge(l.chars, chars, now)
 	if !e.free {
-		c.budget.Charge(l.cost, cost, now)
+		c.budget.charge(l.tenant, l.cost, cost, now)
 	}
 	return chars, cost
 }
@@ -476,6 +480,9 @@ func breakerFailure(k Kind) bool {
 func (c *Client) breakerMoved(e *engine, t transition) {
 	if !t.changed() {
 		return
+	}
+	if t.to == BreakerOpen {
+		c.shareDown(e) // store.go
 	}
 	if t.from == BreakerHalfOpen && t.to == BreakerClosed {
 		c.resetHealth(e)

@@ -249,3 +249,19 @@ func BenchmarkMissEngines(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkMissParallelHot is BenchmarkMissParallel with one text for every goroutine:
+// identical concurrent misses, which the Client merges into one engine call (a flight).
+func BenchmarkMissParallelHot(b *testing.B) {
+	c := benchClient(b, translate.WithoutCache())
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := c.Translate(ctx, benchReq); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}

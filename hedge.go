@@ -125,7 +125,7 @@ func (w *walk) hedge(first *racer, ch chan *racer) *racer {
 	if w.r.economy || w.failures+1 >= rp.MaxAttempts || w.switches >= rp.MaxSwitches {
 		return nil
 	}
-	if f := w.c.budgetFraction(w.now); f >= 0 && f >= w.r.s.economyAt {
+	if f := w.c.budgetFraction(w.r, w.now); f >= 0 && f >= w.r.s.economyAt {
 		return nil
 	}
 	w.tried.add(first.e.idx)
@@ -257,7 +257,7 @@ func (c *Client) settleAbandoned(h *racer) {
 	c.release(e, l)
 	c.breakerMoved(e, l.permit.record(true))
 	chars, cost := c.charge(e, l, nil, h.now)
-	c.obs.cost(context.Background(), e, cost, int(chars))
+	c.obs.cost(e, cost, int(chars))
 	if l.store != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), storeWait)
 		defer cancel()

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -19,6 +20,8 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
+
+	"github.com/fanyi-go/translate/internal/tally"
 )
 
 // scopeName is the instrumentation scope of the Client's tracer and meter.
@@ -86,11 +89,18 @@ func newMeasureOpts(kvs ...attribute.KeyValue) measureOpts {
 	return measureOpts{add: []metric.AddOption{o}, rec: []metric.RecordOption{o}, obs: []metric.ObserveOption{o}}
 }
 
-// engineTel is what the observer precomputes for one engine.
+// engineTel is what the observer precomputes for one engine, and its counters. It lives
+// as long as the engine's name stays in the configuration (Reconfigure keeps it), so the
+// counters, read by the observable instruments at each collection, stay cumulative.
 type engineTel struct {
 	engine   measureOpts              // engine=<name>
 	attempts [numOutcomes]measureOpts // engine=<name>, outcome=<ok|kind>
 	span     attribute.KeyValue       // translate.engine=<name>
+
+	ok      tally.Counter              // successful calls (translate.attempts, outcome=ok)
+	failed  [numOutcomes]atomic.Uint64 // failed calls by outcome: rarer, not striped
+	credits tally.Float                // translate.cost
+	chars   tally.Counter              // translate.chars
 }
 
 // observer is where the Client reports what happens: spans, metrics and logs. Every method
@@ -108,16 +118,20 @@ type observer struct {
 
 	reqStart []trace.SpanStartOption
 	attStart []trace.SpanStartOption
+	hitSpans bool // WithCacheHitSpans: a span for fresh cache hits too
 
-	requests       metric.Int64Counter
+	// The counters every request adds to are observable instruments read from tallies at
+	// each collection: a synchronous SDK counter costs a lookup, a lock and an exemplar
+	// offer on every Add (see internal/tally).
+	requests       metric.Int64ObservableCounter
 	requestDur     metric.Float64Histogram
-	attempts       metric.Int64Counter
+	attempts       metric.Int64ObservableCounter
 	attemptDur     metric.Float64Histogram
 	breakerMoves   metric.Int64Counter
 	degradations   metric.Int64Counter
-	cacheLookups   metric.Int64Counter
-	credits        metric.Float64Counter
-	chars          metric.Int64Counter
+	cacheLookups   metric.Int64ObservableCounter
+	credits        metric.Float64ObservableCounter
+	chars          metric.Int64ObservableCounter
 	decisionDur    metric.Float64Histogram
 	quotaLeft      metric.Int64ObservableGauge
 	configRejected metric.Int64Counter
@@ -125,13 +139,17 @@ type observer struct {
 	switches       metric.Int64Counter
 	reqAttempts    metric.Int64Histogram
 	reqCost        metric.Float64Histogram
+	canarySteps    metric.Int64Counter
 	quotaReg       metric.Registration
 
 	req       [numOutcomes][2][2]measureOpts // outcome, cache_hit, degraded
-	hit       [2]measureOpts                 // hit=false, hit=true
-	how       [2]measureOpts                 // stale_cache, fallback_engine
+	reqN      [numOutcomes][2][2]tally.Counter
+	hit       [2]measureOpts // hit=false, hit=true
+	hitN      [2]tally.Counter
+	how       [2]measureOpts // stale_cache, fallback_engine
 	noAttrs   measureOpts
 	decisions atomic.Uint32 // counts routing decisions; one in decisionEvery is timed
+	attrs     sync.Pool     // of *attrBuf
 }
 
 // decisionEvery is how often a routing decision is timed: its two clock reads cost as much
@@ -141,7 +159,8 @@ const decisionEvery = 16
 // newObserver builds the Client's observer: its logger, tracer and instruments, and the
 // attribute sets recording needs.
 func newObserver(c *Client, o options) (*observer, error) {
-	ob := &observer{log: o.logger}
+	ob := &observer{log: o.logger, hitSpans: o.cacheHitSpans}
+	ob.attrs.New = func() any { return new(attrBuf) }
 	if ob.log != nil {
 		ob.hashKey = make([]byte, 32)
 		rand.Read(ob.hashKey)
@@ -156,7 +175,7 @@ func newObserver(c *Client, o options) (*observer, error) {
 		return nil, fmt.Errorf("translate: telemetry: %w", err)
 	}
 	ob.initAttrs()
-	if err := ob.registerQuota(m, c); err != nil {
+	if err := ob.registerObserved(m, c); err != nil {
 		return nil, fmt.Errorf("translate: telemetry: %w", err)
 	}
 	return ob, nil
@@ -200,21 +219,27 @@ func (ob *observer) initInstruments(m metric.Meter) error {
 		*dst, err = m.Float64Histogram(name, metric.WithUnit("s"), metric.WithDescription(desc), b)
 		errs = append(errs, err)
 	}
-	counter(&ob.requests, "translate.requests", "{request}", "Requests answered, by outcome (ok or the error Kind), cache hit and degradation.")
+	observed := func(dst *metric.Int64ObservableCounter, name, unit, desc string) {
+		var err error
+		*dst, err = m.Int64ObservableCounter(name, metric.WithUnit(unit), metric.WithDescription(desc))
+		errs = append(errs, err)
+	}
+	observed(&ob.requests, "translate.requests", "{request}", "Requests answered, by outcome (ok or the error Kind), cache hit and degradation.")
 	histogram(&ob.requestDur, "translate.request.duration", "Duration of Translate calls, end to end.", latencyBuckets)
-	counter(&ob.attempts, "translate.attempts", "{attempt}", "Engine calls, by engine and outcome (ok or the error Kind).")
+	observed(&ob.attempts, "translate.attempts", "{attempt}", "Engine calls, by engine and outcome (ok or the error Kind).")
 	histogram(&ob.attemptDur, "translate.attempt.duration", "Duration of engine calls, by engine.", latencyBuckets)
 	counter(&ob.breakerMoves, "translate.breaker.transitions", "{transition}", "Circuit breaker state changes, by engine and states.")
 	counter(&ob.degradations, "translate.degradations", "{request}", "Requests answered by a degradation path: a stale cache entry or a fallback-only engine.")
-	counter(&ob.cacheLookups, "translate.cache.lookups", "{lookup}", "Cache lookups, by hit (a fresh entry) or miss.")
-	counter(&ob.chars, "translate.chars", "{char}", "Standard characters (code points) charged for engine calls, by engine.")
+	observed(&ob.cacheLookups, "translate.cache.lookups", "{lookup}", "Cache lookups, by hit (a fresh entry) or miss.")
+	observed(&ob.chars, "translate.chars", "{char}", "Standard characters (code points) charged for engine calls, by engine.")
 	counter(&ob.hedges, "translate.hedges", "{call}", "Hedged calls: a second engine started because the first had not answered after HedgeAfter, by engine.")
 	counter(&ob.configRejected, "translate.config.rejected", "{config}", "Configurations Reconfigure rejected; the running one was kept.")
 	histogram(&ob.decisionDur, "translate.routing.decision.duration", "Duration of routing decisions (filter, score, pick), sampled one in 16.", decisionBuckets)
 	var err error
-	ob.credits, err = m.Float64Counter("translate.cost", metric.WithUnit("{credit}"),
+	ob.credits, err = m.Float64ObservableCounter("translate.cost", metric.WithUnit("{credit}"),
 		metric.WithDescription("Credits charged for engine calls, by engine."))
 	errs = append(errs, err)
+	counter(&ob.canarySteps, "translate.canary.step", "{step}", "Steps of ramping canaries (Profile.Ramp), by engine, shares from and to, and reason.")
 	counter(&ob.switches, "translate.switches", "{switch}", "Switches from one engine to another within a request (failover or hedging), by the engine left.")
 	ob.reqAttempts, err = m.Int64Histogram("translate.request.attempts", metric.WithUnit("{attempt}"),
 		metric.WithDescription("Engine calls per request not answered by the cache."), attemptsBuckets)
@@ -254,17 +279,22 @@ func (ob *observer) engineTel(name string) *engineTel {
 	return et
 }
 
-// registerQuota observes the quota left of every engine of the running configuration that
-// has a quota (or whose vendor said its quota is spent: 0).
-func (ob *observer) registerQuota(m metric.Meter, c *Client) error {
+// registerObserved registers the callback of the observable instruments: the tallies of
+// requests and cache lookups, each engine's attempts, credits and characters, and the
+// quota left of every engine of the running configuration that has a quota (or whose
+// vendor said its quota is spent: 0). A counter that is still 0 has no series, as a
+// synchronous counter never added to has none.
+func (ob *observer) registerObserved(m metric.Meter, c *Client) error {
 	var err error
 	ob.quotaReg, err = m.RegisterCallback(func(_ context.Context, obs metric.Observer) error {
+		ob.observeRequests(obs)
 		s := c.cfg.Load()
 		if s == nil {
 			return nil
 		}
 		now := c.now()
 		for _, e := range s.engines {
+			ob.observeEngine(obs, e.tel)
 			left := e.q.Left(now)
 			if left != 0 && now < e.outUntil.Load() {
 				left = 0 // the vendor said the quota is spent
@@ -275,8 +305,44 @@ func (ob *observer) registerQuota(m metric.Meter, c *Client) error {
 			obs.ObserveInt64(ob.quotaLeft, left, e.tel.engine.obs...)
 		}
 		return nil
-	}, ob.quotaLeft)
+	}, ob.quotaLeft, ob.requests, ob.cacheLookups, ob.attempts, ob.credits, ob.chars)
 	return err
+}
+
+// observeRequests reports the request and cache lookup counters.
+func (ob *observer) observeRequests(obs metric.Observer) {
+	for k := range ob.reqN {
+		for h := range 2 {
+			for d := range 2 {
+				if n := ob.reqN[k][h][d].Load(); n > 0 {
+					obs.ObserveInt64(ob.requests, int64(n), ob.req[k][h][d].obs...)
+				}
+			}
+		}
+	}
+	for h := range ob.hitN {
+		if n := ob.hitN[h].Load(); n > 0 {
+			obs.ObserveInt64(ob.cacheLookups, int64(n), ob.hit[h].obs...)
+		}
+	}
+}
+
+// observeEngine reports an engine's attempts, credits and characters.
+func (ob *observer) observeEngine(obs metric.Observer, et *engineTel) {
+	if n := et.ok.Load(); n > 0 {
+		obs.ObserveInt64(ob.attempts, int64(n), et.attempts[0].obs...)
+	}
+	for k := 1; k < numOutcomes; k++ {
+		if n := et.failed[k].Load(); n > 0 {
+			obs.ObserveInt64(ob.attempts, int64(n), et.attempts[k].obs...)
+		}
+	}
+	if v := et.credits.Load(); v > 0 {
+		obs.ObserveFloat64(ob.credits, v, et.engine.obs...)
+	}
+	if n := et.chars.Load(); n > 0 {
+		obs.ObserveInt64(ob.chars, int64(n), et.engine.obs...)
+	}
 }
 
 // hedged counts a hedge sent to e.
@@ -312,6 +378,16 @@ func (o *observer) requestStart(ctx context.Context) (context.Context, trace.Spa
 	return o.tracer.Start(ctx, spanRequest, o.reqStart...)
 }
 
+// freshHit records a request answered by a fresh cache entry: its span only when asked
+// for (WithCacheHitSpans).
+func (o *observer) freshHit(ctx context.Context, r *request, res *Result) {
+	var span trace.Span
+	if o.hitSpans {
+		ctx, span = o.requestStart(ctx)
+	}
+	o.requestEnd(ctx, span, r, res, nil, 0)
+}
+
 // requestEnd records a finished request: res is nil when err is not.
 func (o *observer) requestEnd(ctx context.Context, span trace.Span, r *request, res *Result, err error, d time.Duration) {
 	oc := outcomeIndex(err)
@@ -320,15 +396,16 @@ func (o *observer) requestEnd(ctx context.Context, span trace.Span, r *request, 
 		hit, degraded = res.FromCache, res.Degraded
 	}
 	set := &o.req[oc][b2i(hit)][b2i(degraded)]
-	o.requests.Add(ctx, 1, set.add...)
+	o.reqN[oc][b2i(hit)][b2i(degraded)].Add(1)
 	if d > 0 || !hit { // a fresh cache hit reads no clock: it has no duration to record
 		o.requestDur.Record(ctx, d.Seconds(), set.rec...)
 	}
 	o.calls(ctx, r, res, err)
 	if span != nil {
 		if span.IsRecording() {
-			attrs := make([]attribute.KeyValue, 0, 10)
-			attrs = append(attrs, attrOutcome.String(outcomeName(oc)), attrCacheHit.Bool(hit),
+			buf := o.attrs.Get().(*attrBuf)
+			defer o.attrs.Put(buf)
+			attrs := append(buf[:0], attrOutcome.String(outcomeName(oc)), attrCacheHit.Bool(hit),
 				attrDegraded.Bool(degraded), attrFallback.Bool(degraded && !hit),
 				attrTextLen.Int(textLen(r)))
 			if id := requestIDOf(r, res); id != "" {
@@ -417,32 +494,37 @@ func (o *observer) textHash(s string) string {
 	return hex.EncodeToString(h.Sum(sum[:0])[:4])
 }
 
-// attemptStart starts the span of attempt n (1-based, as in Result.Attempts) on e.
+// attemptStart starts the span of attempt n (1-based, as in Result.Attempts) on e. Its
+// attributes are set at its end, all at once: the SDK copies them into a slice it grows on
+// every SetAttributes.
 func (o *observer) attemptStart(ctx context.Context, e *engine, n int) (context.Context, trace.Span) {
 	if !o.tracing() {
 		return ctx, nil
 	}
-	ctx, span := o.tracer.Start(ctx, spanAttempt, o.attStart...)
-	if span.IsRecording() {
-		span.SetAttributes(e.tel.span, attrAttempt.Int(n),
-			attrFallback.Bool(e.fallbackOnly(e.view.Load())))
-	}
-	return ctx, span
+	return o.tracer.Start(ctx, spanAttempt, o.attStart...)
 }
 
 // attemptEnd records attempt n on e, which took d and failed with err (nil: success).
 func (o *observer) attemptEnd(ctx context.Context, span trace.Span, e *engine, n int, d time.Duration, err error) {
 	oc := outcomeIndex(err)
 	et := e.tel
-	o.attempts.Add(ctx, 1, et.attempts[oc].add...)
+	if oc == 0 {
+		et.ok.Add(1)
+	} else {
+		et.failed[oc].Add(1)
+	}
 	o.attemptDur.Record(ctx, d.Seconds(), et.engine.rec...)
 	if span != nil {
 		if span.IsRecording() {
-			span.SetAttributes(attrOutcome.String(outcomeName(oc)))
+			buf := o.attrs.Get().(*attrBuf)
+			attrs := append(buf[:0], et.span, attrAttempt.Int(n),
+				attrFallback.Bool(e.fallbackOnly(e.view.Load())), attrOutcome.String(outcomeName(oc)))
 			if err != nil {
-				span.SetAttributes(attrErrorType.String(outcomeName(oc)))
+				attrs = append(attrs, attrErrorType.String(outcomeName(oc)))
 				span.SetStatus(codes.Error, outcomeName(oc))
 			}
+			span.SetAttributes(attrs...)
+			o.attrs.Put(buf)
 		}
 		span.End()
 	}
@@ -451,6 +533,10 @@ func (o *observer) attemptEnd(ctx context.Context, span trace.Span, e *engine, n
 			slog.Int("attempt", n), slog.Duration("latency", d), slog.String("outcome", outcomeName(oc)))
 	}
 }
+
+// attrBuf holds a span's attributes while they are set: the SDK copies them, so the
+// buffer goes back to the observer's pool right after.
+type attrBuf [10]attribute.KeyValue
 
 // timeDecision reports whether the caller should time the next routing decision and pass
 // the duration to decision: one decision in decisionEvery, when anyone records it.
@@ -465,7 +551,7 @@ func (o *observer) decision(d time.Duration) {
 }
 
 func (o *observer) cacheLookup(hit bool) {
-	o.cacheLookups.Add(context.Background(), 1, o.hit[b2i(hit)].add...)
+	o.hitN[b2i(hit)].Add(1)
 }
 
 // degraded records an answer served by a degradation path: howStaleCache or
@@ -483,10 +569,9 @@ func (o *observer) degraded(how string) {
 
 // cost records a successful engine call on e: the credits it cost and the standard
 // characters it translated.
-func (o *observer) cost(ctx context.Context, e *engine, credits float64, chars int) {
-	set := e.tel.engine.add
-	o.credits.Add(ctx, credits, set...)
-	o.chars.Add(ctx, int64(chars), set...)
+func (o *observer) cost(e *engine, credits float64, chars int) {
+	e.tel.credits.Add(credits)
+	e.tel.chars.Add(uint64(max(chars, 0)))
 }
 
 func (o *observer) breakerChanged(engine string, from, to BreakerState) {

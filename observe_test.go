@@ -350,10 +350,33 @@ func TestTelemetryFailover(t *testing.T) {
 	}
 }
 
-func TestTelemetryCacheHit(t *testing.T) {
+// TestTelemetryCacheHitSpansAreOptIn checks the default: a fresh cache hit is counted but
+// makes no span, since a span costs some 20 times the hit.
+func TestTelemetryCacheHitSpansAreOptIn(t *testing.T) {
 	tel, opts := newTelemetry(t)
 	c := newClient(t, append(opts, translate.WithClock(newClock()), translate.WithCache(100, time.Minute),
 		translate.WithEngine(fake.New("a"), translate.Profile{}))...)
+	for i := 0; i < 2; i++ {
+		if _, err := c.Translate(context.Background(), req("hello")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var names []string
+	for _, s := range tel.ended(t) {
+		names = append(names, s.Name)
+	}
+	if diff := cmp.Diff([]string{"translate.attempt", "translate.Translate"}, names); diff != "" {
+		t.Errorf("spans (-want +got):\n%s", diff)
+	}
+	if got := values(tel.metrics(t))["translate.requests{cache_hit=true,degraded=false,outcome=ok}"]; got != 1 {
+		t.Errorf("cache hits counted = %v, want 1", got)
+	}
+}
+
+func TestTelemetryCacheHit(t *testing.T) {
+	tel, opts := newTelemetry(t)
+	c := newClient(t, append(opts, translate.WithClock(newClock()), translate.WithCache(100, time.Minute),
+		translate.WithCacheHitSpans(), translate.WithEngine(fake.New("a"), translate.Profile{}))...)
 	for i := 0; i < 2; i++ {
 		if _, err := c.Translate(context.Background(), req("hello")); err != nil {
 			t.Fatal(err)
@@ -792,7 +815,9 @@ func TestTelemetryGlobalProviders(t *testing.T) {
 		t.Errorf("spans (-want +got):\n%s", diff)
 	}
 	tel := &telemetry{reader: reader}
-	if got := values(tel.metrics(t))["translate.requests{cache_hit=false,degraded=false,outcome=ok}"]; got != 2 {
-		t.Errorf("requests after the SDK was installed = %v, want 2", got)
+	// Counters are cumulative over the Client's life: the early Client's request before
+	// the SDK was installed counts too, once a reader collects (observable counters).
+	if got := values(tel.metrics(t))["translate.requests{cache_hit=false,degraded=false,outcome=ok}"]; got != 3 {
+		t.Errorf("requests counted once the SDK was installed = %v, want 3 (the early Client's 2 and the late one's)", got)
 	}
 }

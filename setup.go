@@ -27,6 +27,7 @@ type setup struct {
 	economyAt float64
 	daily     float64
 	probes    *ProbePolicy // defaults applied; nil: no probes
+	ramped    bool         // an engine ramps (Profile.Ramp): calls feed the canary analysis
 	content   contentSetup // content.go: glossaries and placeholders
 }
 
@@ -97,7 +98,7 @@ func (c *Client) newEngine(s *setup, i int, spec engineSpec, start time.Time, ol
 	if err != nil {
 		return nil, configError(fmt.Sprintf("WithEngine[%d].Profile.Languages", i), err.Error())
 	}
-	e := &engine{s: s, eng: spec.e, prof: p, langs: langs, quotaLimited: p.Quota > 0, canary: p.Canary > 0 || p.Staged,
+	e := &engine{s: s, eng: spec.e, prof: p, langs: langs, quotaLimited: p.Quota > 0, canary: p.Canary > 0 || p.Staged || p.Ramp != nil,
 		fallback: p.FallbackOnly, free: p.Class == ClassFree || p.CostPerMillion == 0, cost: CostScore(p.CostPerMillion)}
 	for sc := range sceneNames {
 		e.quality[sc] = p.Quality
@@ -113,6 +114,7 @@ func (c *Client) newEngine(s *setup, i int, spec engineSpec, start time.Time, ol
 		e.engineState = &engineState{idx: idx, name: name, nameHash: maphash.String(c.hashSeed, name), tel: c.obs.engineTel(name)}
 	}
 	c.gates(e, old, start)
+	c.rampFor(e, old, start)
 	c.rebuildView(e, v)
 	e.view.Store(v)
 	return e, nil

@@ -11,7 +11,10 @@
 //
 // The adapter POSTs one form-encoded request per text to {base}/translate with langpair,
 // q, markUnknown=no (no '*' before unknown words) and format=txt (the text is plain text, not
-// HTML). APy has no batching; more texts in one call are sent concurrently, a few at a time.
+// HTML), or format=html for a request in translate.FormatHTML, which APy translates keeping
+// the tags and entities (the bundled Profile declares Native{Formats: HTML}; FormatXML is
+// KindUnsupported). APy has no batching; more texts in one call are sent concurrently, a
+// few at a time.
 //
 // # Languages
 //
@@ -51,6 +54,7 @@ import (
 	"time"
 
 	"github.com/fanyi-go/translate"
+	"github.com/fanyi-go/translate/fidelity"
 	"github.com/fanyi-go/translate/internal/httpx"
 	"golang.org/x/text/language"
 )
@@ -150,9 +154,11 @@ func (e *Engine) Name() string { return e.name }
 // 10 s by default), a 5 s timeout and a Quality of 60. The quality is a guess from published
 // evaluations: Apertium is rule-based and does well between closely related languages
 // (spa-cat, nob-nno) but clearly trails neural engines on pairs such as eng-spa. Languages is
-// empty: the Client asks SupportedPairs.
+// empty: the Client asks SupportedPairs. Native is {Formats: HTML}: APy's html format keeps
+// tags and entities.
 func (e *Engine) Profile() translate.Profile {
 	return translate.Profile{
+		Native:         fidelity.Native{Formats: []fidelity.Format{fidelity.FormatHTML}},
 		Quality:        60,
 		Class:          translate.ClassFree,
 		CostPerMillion: 0,
@@ -181,16 +187,9 @@ func (e *Engine) Translate(ctx context.Context, req *translate.EngineRequest) (*
 	if req == nil {
 		return nil, e.errorf(translate.KindInvalidInput, "nil request")
 	}
-	if req.Source == language.Und {
-		return nil, e.errorf(translate.KindUnsupported, "source language detection is not supported; give a source language")
-	}
-	src, ok := sourceCode(req.Source)
-	if !ok {
-		return nil, e.errorf(translate.KindUnsupported, "no Apertium code for source language %q", req.Source)
-	}
-	tgts, ok := targetCodes(req.Target)
-	if !ok {
-		return nil, e.errorf(translate.KindUnsupported, "no Apertium code for target language %q", req.Target)
+	src, tgts, format, err := e.params(req)
+	if err != nil {
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, httpx.TransportError(ctx, e.name, err)
@@ -209,11 +208,11 @@ func (e *Engine) Translate(ctx context.Context, req *translate.EngineRequest) (*
 
 	// Settle the pair on the first text: a target variant the server lacks falls back to
 	// the base language.
-	pair := ""
+	c := apyCall{format: format}
 	first := todo[0]
 	for i, tgt := range tgts {
-		pair = src + "|" + tgt
-		s, err := e.translateOne(ctx, pair, req.Texts[first])
+		c.pair = src + "|" + tgt
+		s, err := e.translateOne(ctx, c, req.Texts[first])
 		if err != nil {
 			if i < len(tgts)-1 && isNotInstalled(err) {
 				continue
@@ -223,7 +222,7 @@ func (e *Engine) Translate(ctx context.Context, req *translate.EngineRequest) (*
 		out[first] = s
 		break
 	}
-	if err := e.translateAll(ctx, pair, req.Texts, todo[1:], out); err != nil {
+	if err := e.translateAll(ctx, c, req.Texts, todo[1:], out); err != nil {
 		return nil, err
 	}
 	if err := httpx.CountTexts(e.name, len(out), len(req.Texts)); err != nil {
@@ -234,13 +233,13 @@ func (e *Engine) Translate(ctx context.Context, req *translate.EngineRequest) (*
 
 // translateAll translates texts[i] for every i in idx into out[i], at most e.parallel at a
 // time. It returns the first error, after canceling and waiting for the other requests.
-func (e *Engine) translateAll(ctx context.Context, pair string, texts []string, idx []int, out []string) error {
+func (e *Engine) translateAll(ctx context.Context, c apyCall, texts []string, idx []int, out []string) error {
 	if len(idx) == 0 {
 		return nil
 	}
 	if len(idx) == 1 || e.parallel == 1 {
 		for _, i := range idx {
-			s, err := e.translateOne(ctx, pair, texts[i])
+			s, err := e.translateOne(ctx, c, texts[i])
 			if err != nil {
 				return err
 			}
@@ -267,7 +266,7 @@ dispatch:
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			s, err := e.translateOne(cctx, pair, texts[i])
+			s, err := e.translateOne(cctx, c, texts[i])
 			if err != nil {
 				once.Do(func() { firstErr = err; cancel() })
 				return
@@ -285,13 +284,50 @@ dispatch:
 	return nil
 }
 
+// params are req's source code, the target codes to try (a variant, then its base) and
+// APy's format; KindUnsupported when APy cannot take them.
+func (e *Engine) params(req *translate.EngineRequest) (src string, tgts []string, format string, err error) {
+	if req.Source == language.Und {
+		return "", nil, "", e.errorf(translate.KindUnsupported, "source language detection is not supported; give a source language")
+	}
+	src, ok := sourceCode(req.Source)
+	if !ok {
+		return "", nil, "", e.errorf(translate.KindUnsupported, "no Apertium code for source language %q", req.Source)
+	}
+	if tgts, ok = targetCodes(req.Target); !ok {
+		return "", nil, "", e.errorf(translate.KindUnsupported, "no Apertium code for target language %q", req.Target)
+	}
+	if format, ok = apyFormat(req.Format); !ok {
+		return "", nil, "", e.errorf(translate.KindUnsupported, "format %s is not one APy takes (text or html)", req.Format)
+	}
+	return src, tgts, format, nil
+}
+
+// apyCall is what every /translate request of one Translate carries besides the text.
+type apyCall struct {
+	pair   string // "eng|spa"
+	format string // "txt" or "html"
+}
+
+// apyFormat is APy's format (deformatter) for a request's format: "txt" for plain text,
+// "html" for FormatHTML. APy's XML-like formats are not generic XML, so XML is not taken.
+func apyFormat(f translate.Format) (string, bool) {
+	switch f {
+	case translate.FormatText:
+		return "txt", true
+	case translate.FormatHTML:
+		return "html", true
+	}
+	return "", false
+}
+
 // translateOne sends one text to /translate.
-func (e *Engine) translateOne(ctx context.Context, pair, text string) (string, error) {
+func (e *Engine) translateOne(ctx context.Context, c apyCall, text string) (string, error) {
 	form := url.Values{
-		"langpair":    {pair},
+		"langpair":    {c.pair},
 		"q":           {text},
 		"markUnknown": {"no"},
-		"format":      {"txt"},
+		"format":      {c.format},
 	}
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, e.base+"/translate", strings.NewReader(form.Encode()))
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/fanyi-go/translate"
 	"github.com/fanyi-go/translate/engines/enginetest"
+	"github.com/fanyi-go/translate/fidelity"
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 	"golang.org/x/text/language"
@@ -37,6 +39,9 @@ type fakeAPy struct {
 
 	// translate answers q; nil means enginetest.Expected.
 	translate func(pair, q string) string
+	// format is the format every /translate must have, or formats separated by '|'; ""
+	// means txt.
+	format string
 	// hook, if set, runs before each /translate answer (after validation).
 	hook func(pair, q string)
 
@@ -113,8 +118,12 @@ func (a *fakeAPy) serveTranslate(w http.ResponseWriter, r *http.Request) {
 	if v := r.PostForm.Get("markUnknown"); v != "no" {
 		t.Errorf("/translate: markUnknown=%q, want no", v)
 	}
-	if v := r.PostForm.Get("format"); v != "txt" {
-		t.Errorf("/translate: format=%q, want txt", v)
+	want := a.format
+	if want == "" {
+		want = "txt"
+	}
+	if v := r.PostForm.Get("format"); !slices.Contains(strings.Split(want, "|"), v) {
+		t.Errorf("/translate: format=%q, want %s", v, want)
 	}
 
 	pair := r.PostForm.Get("langpair")
@@ -209,10 +218,12 @@ func TestConformance(t *testing.T) {
 		NewEngine: func(t *testing.T, sc enginetest.Scenario) translate.Engine {
 			a := newAPy(t, "eng|spa")
 			a.mode, a.kind = sc.Mode, sc.Kind
+			a.format = "txt|html" // the Native subtest sends HTML too
 			return newEngine(t, a.start())
 		},
 		ErrorKinds: []translate.Kind{translate.KindUnsupported, translate.KindInvalidInput, translate.KindUnavailable},
 		MaxTexts:   1,
+		Native:     nativeOf(New("http://127.0.0.1:2737")),
 	})
 }
 
@@ -669,7 +680,8 @@ func TestProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := translate.Profile{Quality: 60, Class: translate.ClassFree, Timeout: 5 * time.Second, MaxChars: 5000, MaxTexts: 1}
+	want := translate.Profile{Quality: 60, Class: translate.ClassFree, Timeout: 5 * time.Second, MaxChars: 5000, MaxTexts: 1,
+		Native: fidelity.Native{Formats: []fidelity.Format{fidelity.FormatHTML}}}
 	if diff := cmp.Diff(want, e.Profile()); diff != "" {
 		t.Errorf("profile (-want +got):\n%s", diff)
 	}
@@ -720,4 +732,12 @@ func TestCodes(t *testing.T) {
 			t.Errorf("%s: source %q targets %q; want %q %q", tt.tag, src, tgts, tt.src, tt.tgts)
 		}
 	}
+}
+
+// nativeOf is the Native of a bundled Profile, for the conformance suite.
+func nativeOf(e *Engine, err error) fidelity.Native {
+	if err != nil {
+		panic(err)
+	}
+	return e.Profile().Native
 }

@@ -101,6 +101,21 @@ func TestRealAPy(t *testing.T) {
 		check(5, "gato", "negro")
 	})
 
+	t.Run("HTML", func(t *testing.T) {
+		page := `<p title="x">The <b>house</b> is red &amp; <i>big</i>, 5 &lt; 6.</p>`
+		res, err := e.Translate(ctx, &translate.EngineRequest{Texts: []string{page}, Source: language.English,
+			Target: language.Spanish, Format: translate.FormatHTML})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%q", res.Texts)
+		for _, w := range []string{`<p title="x">`, "<b>", "</b>", "<i>", "</i>", "</p>", "&amp;", "&lt;", "casa"} {
+			if !strings.Contains(res.Texts[0], w) {
+				t.Errorf("%q -> %q: missing %q", page, res.Texts[0], w)
+			}
+		}
+	})
+
 	t.Run("SpanishToAmericanEnglish", func(t *testing.T) {
 		res, err := e.Translate(ctx, &translate.EngineRequest{Texts: []string{"La casa es roja."}, Source: language.Spanish, Target: language.AmericanEnglish})
 		if err != nil {

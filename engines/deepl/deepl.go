@@ -30,6 +30,35 @@
 // "prefer_less", for the targets that support formality (DE, ES, ES-419, FR, IT, JA, NL,
 // PL, PT-BR, PT-PT, RU); for the others formality is omitted.
 //
+// # Markup and glossaries
+//
+// The bundled Profile declares Native{Formats: HTML, XML; Glossary: true}. A request in
+// translate.FormatHTML or FormatXML sends tag_handling "html" or "xml"; plain text sends
+// no tag_handling, as before.
+//
+// A request with a glossary (EngineRequest.Glossary) sends glossary_id, the id of a DeepL
+// multilingual glossary (POST /v3/glossaries, the current glossary API) that the engine
+// creates from the glossary's terms the first time it meets the glossary's Revision, and
+// then reuses: the Revision is a hash of the language pair and the terms, so changed terms
+// make a new DeepL glossary, and concurrent first uses create it once. The engine
+// remembers the ids of the last 256 revisions it used. A glossary that DeepL no longer
+// has (deleted or expired: 404, or 400 naming the glossary) is created again, once per
+// call; a glossary DeepL refuses with a request all the same (any 400 or 404) is left out
+// of it, and of later requests once the request succeeds without it: a glossary problem
+// never fails a translation. DeepL needs the source language with a glossary: a request that detects its
+// source sends the glossary's. The DeepL glossary is named "fanyi-go NAME REVISION";
+// before creating one, the engine looks in the account (GET /v3/glossaries) for a
+// glossary of that revision, pair and entry count that it or another process made
+// earlier, and reuses it, so restarts and replicas do not pile up copies. The engine never
+// deletes glossaries: old revisions stay in the account until you delete them.
+//
+// No glossary is sent, and the Client's check of the terms on the way back decides, when
+// the glossary's pair is not the request's, when DeepL has no glossaries for its languages,
+// when no term fits DeepL's entry format (a term with a tab, a line break or another
+// control character, or white space at either end, is left out), or when DeepL refuses
+// the glossary (400, 403, 404, 413, 415 on creation: remembered for the revision). 456
+// from the glossary endpoints means too many glossary requests: KindRateLimited.
+//
 // # Errors
 //
 // DeepL's statuses map to Kinds: 400 and 404 invalid input (400 naming an unsupported
@@ -60,6 +89,8 @@ import (
 	"time"
 
 	"github.com/fanyi-go/translate"
+	"github.com/fanyi-go/translate/fidelity"
+	"github.com/fanyi-go/translate/fidelity/glossary"
 	"github.com/fanyi-go/translate/internal/httpx"
 	"golang.org/x/text/language"
 )
@@ -128,6 +159,7 @@ type Engine struct {
 	base string // without trailing slash
 	hc   *http.Client
 	name string
+	gl   *glossaries
 }
 
 var (
@@ -159,7 +191,8 @@ func New(authKey string, opts ...Option) (*Engine, error) {
 	if err != nil {
 		return nil, invalid(err.Error())
 	}
-	return &Engine{key: httpx.NewKey(authKey, c.keyFunc), base: base, hc: httpx.Client(c.hc), name: c.name}, nil
+	return &Engine{key: httpx.NewKey(authKey, c.keyFunc), base: base, hc: httpx.Client(c.hc), name: c.name,
+		gl: newGlossaries()}, nil
 }
 
 func invalid(msg string) *translate.Error {
@@ -173,8 +206,11 @@ func (e *Engine) Name() string { return e.name }
 // credits (USD) per million characters, 50 texts per call, 30 000 characters per text (see
 // MaxChars), a 6s attempt timeout, Region "eu" (DeepL processes data in the EU). Quality 88 is our own estimate from public offline
 // evaluations, where DeepL ranks at or near the top of non-LLM engines for European pairs.
+// Native is {Formats: HTML, XML; Glossary: true} (see Markup and glossaries in the package
+// doc).
 func (e *Engine) Profile() translate.Profile {
 	return translate.Profile{
+		Native:         fidelity.Native{Formats: []fidelity.Format{fidelity.FormatHTML, fidelity.FormatXML}, Glossary: true},
 		Quality:        88,
 		Class:          translate.ClassStandard,
 		CostPerMillion: 25,
@@ -192,6 +228,8 @@ type translateBody struct {
 	SourceLang           string   `json:"source_lang,omitempty"`
 	Formality            string   `json:"formality,omitempty"`
 	ShowBilledCharacters bool     `json:"show_billed_characters,omitempty"`
+	TagHandling          string   `json:"tag_handling,omitempty"`
+	GlossaryID           string   `json:"glossary_id,omitempty"`
 }
 
 type translateResponse struct {
@@ -208,24 +246,9 @@ func (e *Engine) Translate(ctx context.Context, req *translate.EngineRequest) (*
 	if req == nil {
 		return nil, e.errorf(translate.KindInvalidInput, "nil request")
 	}
-	tgt, err := e.targetCode(req.Target)
+	proto, gr, err := e.proto(ctx, req)
 	if err != nil {
 		return nil, err
-	}
-	src, err := e.sourceCode(req.Source)
-	if err != nil {
-		return nil, err
-	}
-	proto := translateBody{TargetLang: tgt, SourceLang: src, ShowBilledCharacters: true}
-	switch req.Style {
-	case translate.StyleFormal:
-		if supportsFormality(tgt) {
-			proto.Formality = "prefer_more"
-		}
-	case translate.StyleCasual:
-		if supportsFormality(tgt) {
-			proto.Formality = "prefer_less"
-		}
 	}
 	batches, err := e.batches(proto, req.Texts)
 	if err != nil {
@@ -238,10 +261,11 @@ func (e *Engine) Translate(ctx context.Context, req *translate.EngineRequest) (*
 		for i, j := range idx {
 			body.Text[i] = req.Texts[j]
 		}
-		tr, err := e.send(ctx, &body)
+		tr, err := e.sendGlossary(ctx, &body, gr.g)
 		if err != nil {
 			return nil, err
 		}
+		proto.GlossaryID = body.GlossaryID // a re-created glossary serves the next batches
 		for i, t := range tr.Translations {
 			res.Texts[idx[i]] = t.Text
 			res.BilledChars += t.BilledCharacters
@@ -259,6 +283,90 @@ func (e *Engine) Translate(ctx context.Context, req *translate.EngineRequest) (*
 		}
 	}
 	return res, nil
+}
+
+// proto is the body every batch of req shares (all but the texts), with the glossary it
+// sends, if any.
+func (e *Engine) proto(ctx context.Context, req *translate.EngineRequest) (translateBody, glossaryRequest, error) {
+	tgt, err := e.targetCode(req.Target)
+	if err != nil {
+		return translateBody{}, glossaryRequest{}, err
+	}
+	src, err := e.sourceCode(req.Source)
+	if err != nil {
+		return translateBody{}, glossaryRequest{}, err
+	}
+	proto := translateBody{TargetLang: tgt, SourceLang: src, ShowBilledCharacters: true, Formality: formality(req.Style, tgt)}
+	if proto.TagHandling, err = e.tagHandling(req.Format); err != nil {
+		return translateBody{}, glossaryRequest{}, err
+	}
+	gr, err := e.useGlossary(ctx, req, src, tgt)
+	if err != nil {
+		return translateBody{}, glossaryRequest{}, err
+	}
+	proto.GlossaryID = gr.id
+	if gr.id != "" && proto.SourceLang == "" {
+		proto.SourceLang = gr.source // DeepL needs the source with a glossary
+	}
+	return proto, gr, nil
+}
+
+// formality is the formality parameter for a style and target: "prefer_more" for
+// StyleFormal, "prefer_less" for StyleCasual, for the targets that support it; else "".
+func formality(s translate.Style, tgt string) string {
+	if !supportsFormality(tgt) {
+		return ""
+	}
+	switch s {
+	case translate.StyleFormal:
+		return "prefer_more"
+	case translate.StyleCasual:
+		return "prefer_less"
+	}
+	return ""
+}
+
+// tagHandling is the tag_handling parameter for a format: "" for text, "html" or "xml".
+func (e *Engine) tagHandling(f translate.Format) (string, error) {
+	switch f {
+	case translate.FormatText:
+		return "", nil
+	case translate.FormatHTML:
+		return "html", nil
+	case translate.FormatXML:
+		return "xml", nil
+	}
+	return "", e.errorf(translate.KindUnsupported, "format %s is not one DeepL takes", f)
+}
+
+// sendGlossary sends body. When DeepL refuses its glossary, it does not fail the call:
+// a glossary DeepL no longer has (deleted or expired) is created again and the body sent
+// once more; a glossary DeepL refuses otherwise (any 400 or 404 with it, once again after
+// a re-creation) is left out, the body sent without it and, when that succeeds, the
+// revision remembered as one DeepL cannot have. The Client checks the terms either way.
+func (e *Engine) sendGlossary(ctx context.Context, body *translateBody, g *glossary.Glossary) (*translateResponse, error) {
+	tr, err := e.send(ctx, body)
+	if err == nil || body.GlossaryID == "" || !refused(err) {
+		return tr, err
+	}
+	if glossaryGone(err) {
+		e.forgetGlossary(g, body.GlossaryID)
+		if body.GlossaryID, err = e.glossaryID(ctx, g); err != nil {
+			return nil, err
+		}
+		if body.GlossaryID == "" {
+			return e.send(ctx, body)
+		}
+		if tr, err = e.send(ctx, body); err == nil || !refused(err) {
+			return tr, err
+		}
+	}
+	id := body.GlossaryID
+	body.GlossaryID = ""
+	if tr, err = e.send(ctx, body); err == nil {
+		e.refuseGlossary(g, id)
+	}
+	return tr, err
 }
 
 // batches splits the indexes of the non-empty texts into requests of at most MaxTexts texts

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fanyi-go/translate"
 	"github.com/fanyi-go/translate/engines/enginetest"
+	"github.com/fanyi-go/translate/fidelity"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"go.uber.org/goleak"
@@ -45,6 +46,7 @@ func TestConformance(t *testing.T) {
 		Source:   language.English,
 		Target:   language.German,
 		MaxTexts: MaxTexts,
+		Native:   nativeOf(New(testKey)),
 	})
 }
 
@@ -437,7 +439,8 @@ func TestProfileAndName(t *testing.T) {
 		t.Errorf("Name = %q", e.Name())
 	}
 	want := translate.Profile{Quality: 88, Class: translate.ClassStandard, CostPerMillion: 25,
-		Timeout: 6 * time.Second, MaxChars: 30000, MaxTexts: 50, Region: "eu"}
+		Timeout: 6 * time.Second, MaxChars: 30000, MaxTexts: 50, Region: "eu",
+		Native: fidelity.Native{Formats: []fidelity.Format{fidelity.FormatHTML, fidelity.FormatXML}, Glossary: true}}
 	if diff := cmp.Diff(want, e.Profile()); diff != "" {
 		t.Errorf("Profile (-want +got):\n%s", diff)
 	}
@@ -446,4 +449,12 @@ func TestProfileAndName(t *testing.T) {
 	if !errors.As(err, &te) || te.Engine != "deepl-team" {
 		t.Errorf("err = %v, want Engine deepl-team", err)
 	}
+}
+
+// nativeOf is the Native of a bundled Profile, for the conformance suite.
+func nativeOf(e *Engine, err error) fidelity.Native {
+	if err != nil {
+		panic(err)
+	}
+	return e.Profile().Native
 }

@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -37,6 +39,7 @@ var translateFields = map[string]bool{
 // the spec rejects fails the test (the adapter must never send one) and gets DeepL's 4xx.
 type server struct {
 	t   *testing.T
+	url string // the httptest server's URL, once started
 	key string
 	sc  enginetest.Scenario
 	// reply, when set, answers every authorized, valid request (error table tests).
@@ -49,6 +52,26 @@ type server struct {
 	mu       sync.Mutex
 	requests []translateBody // valid /v2/translate bodies, in arrival order
 	paths    []string        // every request's method and path
+
+	// Glossaries (POST /v3/glossaries, DELETE /v3/glossaries/{id}), as deepl-mock keeps them.
+	glossaries map[string]*mockGlossary // by glossary_id
+	created    []createBody             // valid creation bodies, in arrival order
+	// createGate, when set, holds each creation until it can receive.
+	createGate chan struct{}
+	// glossaryFails answers every translation with a glossary with a 400 that names no
+	// glossary (as deepl-mock does when its own lookup fails).
+	glossaryFails bool
+	// unlisted makes GET /v3/glossaries list nothing.
+	unlisted bool
+	// createReply, when set, answers each valid creation instead (status, body).
+	createReply func(w http.ResponseWriter)
+}
+
+// mockGlossary is one glossary the server holds: its one dictionary's pair and entries.
+type mockGlossary struct {
+	name           string
+	source, target string
+	entries        map[string]string
 }
 
 func newServer(t *testing.T, sc enginetest.Scenario, setup ...func(*server)) (*server, *httptest.Server) {
@@ -59,6 +82,7 @@ func newServer(t *testing.T, sc enginetest.Scenario, setup ...func(*server)) (*s
 	}
 	hs := httptest.NewServer(s)
 	t.Cleanup(hs.Close)
+	s.url = hs.URL
 	return s, hs
 }
 
@@ -134,6 +158,12 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.URL.Path == "/v2/translate" && r.Method == http.MethodPost:
 		s.translate(w, r)
+	case r.URL.Path == "/v3/glossaries" && r.Method == http.MethodPost:
+		s.createGlossary(w, r)
+	case r.URL.Path == "/v3/glossaries" && r.Method == http.MethodGet:
+		s.listGlossaries(w)
+	case strings.HasPrefix(r.URL.Path, "/v3/glossaries/") && r.Method == http.MethodDelete:
+		s.deleteGlossary(w, strings.TrimPrefix(r.URL.Path, "/v3/glossaries/"))
 	case r.URL.Path == "/v2/languages" && r.Method == http.MethodGet:
 		s.languages(w, r)
 	default:
@@ -227,6 +257,8 @@ func (s *server) translate(w http.ResponseWriter, r *http.Request) {
 		SourceLang           *string  `json:"source_lang"`
 		Formality            *string  `json:"formality"`
 		ShowBilledCharacters *bool    `json:"show_billed_characters"`
+		TagHandling          *string  `json:"tag_handling"`
+		GlossaryID           *string  `json:"glossary_id"`
 	}
 	if err := json.Unmarshal(raw, &body); err != nil {
 		s.reject(w, http.StatusBadRequest, "field types: %v", err)
@@ -267,7 +299,36 @@ func (s *server) translate(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if th := body.TagHandling; th != nil && *th != "html" && *th != "xml" {
+		s.reject(w, http.StatusBadRequest, "Value for 'tag_handling' not supported.")
+		return
+	}
+	var gl *mockGlossary
+	if id := body.GlossaryID; id != nil {
+		if !isUUID(*id) {
+			s.reject(w, http.StatusBadRequest, "Value for 'glossary_id' not supported.")
+			return
+		}
+		if body.SourceLang == nil {
+			s.reject(w, http.StatusBadRequest, "Use of a glossary requires the source_lang parameter to be specified")
+			return
+		}
+		s.mu.Lock()
+		gl = s.glossaries[*id]
+		s.mu.Unlock()
+		if gl != nil && (!strings.EqualFold(gl.source, *body.SourceLang) ||
+			!strings.EqualFold(gl.target, strings.SplitN(body.TargetLang, "-", 2)[0])) {
+			s.reject(w, http.StatusBadRequest, "glossary %s-%s for %s-%s", gl.source, gl.target, *body.SourceLang, body.TargetLang)
+			return
+		}
+	}
 	rec := translateBody{Text: body.Text, TargetLang: body.TargetLang}
+	if body.TagHandling != nil {
+		rec.TagHandling = *body.TagHandling
+	}
+	if body.GlossaryID != nil {
+		rec.GlossaryID = *body.GlossaryID
+	}
 	if body.SourceLang != nil {
 		rec.SourceLang = *body.SourceLang
 	}
@@ -279,6 +340,14 @@ func (s *server) translate(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.requests = append(s.requests, rec)
 	s.mu.Unlock()
+	if body.GlossaryID != nil && s.glossaryFails {
+		writeJSON(w, http.StatusBadRequest, []byte(`{"message":"Cannot read properties of undefined (reading 'entryList')"}`))
+		return
+	}
+	if body.GlossaryID != nil && gl == nil { // deleted or never made: deepl-mock's answer
+		writeJSON(w, http.StatusBadRequest, []byte(`{"message":"Glossary not found"}`))
+		return
+	}
 
 	if s.scenario(w, r) {
 		return
@@ -301,6 +370,9 @@ func (s *server) translate(w http.ResponseWriter, r *http.Request) {
 	}{Translations: make([]tr, len(body.Text))}
 	for i, txt := range body.Text {
 		out.Translations[i] = tr{DetectedSourceLanguage: detected, Text: enginetest.Expected(txt)}
+		if t, ok := gl.lookup(txt); ok { // as deepl-mock: a text that is a whole source term
+			out.Translations[i].Text = t
+		}
 		if billed {
 			n := utf8.RuneCountInString(txt)
 			out.Translations[i].BilledCharacters = &n
@@ -308,4 +380,141 @@ func (s *server) translate(w http.ResponseWriter, r *http.Request) {
 	}
 	b, _ := json.Marshal(out)
 	writeJSON(w, http.StatusOK, b)
+}
+
+func (g *mockGlossary) lookup(text string) (string, bool) {
+	if g == nil {
+		return "", false
+	}
+	t, ok := g.entries[text]
+	return t, ok
+}
+
+// createGlossary is POST /v3/glossaries (CreateMultilingualGlossaryParameters, JSON), with
+// deepl-mock's checks of the TSV entries.
+func (s *server) createGlossary(w http.ResponseWriter, r *http.Request) {
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		s.reject(w, http.StatusUnsupportedMediaType, "Content-Type %q", r.Header.Get("Content-Type"))
+		return
+	}
+	var body createBody
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&body); err != nil {
+		s.reject(w, http.StatusBadRequest, "glossary body: %v", err)
+		return
+	}
+	if body.Name == "" || len(body.Dictionaries) == 0 {
+		s.reject(w, http.StatusBadRequest, "Missing or invalid argument: name or dictionaries")
+		return
+	}
+	g := &mockGlossary{name: body.Name, entries: map[string]string{}}
+	for _, d := range body.Dictionaries {
+		if !strings.Contains(glossaryCodes, " "+d.SourceLang+" ") || !strings.Contains(glossaryCodes, " "+d.TargetLang+" ") {
+			s.reject(w, http.StatusBadRequest, "Unsupported glossary source and target language pair")
+			return
+		}
+		if d.EntriesFormat != "tsv" {
+			s.reject(w, http.StatusBadRequest, "Value for entries_format not supported.")
+			return
+		}
+		for i, line := range strings.Split(d.Entries, "\n") {
+			src, tgt, ok := strings.Cut(strings.TrimSpace(line), "\t")
+			if !ok || src == "" || tgt == "" || strings.ContainsAny(src+tgt, "\t\r") {
+				s.reject(w, http.StatusBadRequest, "Invalid glossary entries provided: entry %d", i)
+				return
+			}
+			if _, dup := g.entries[src]; dup {
+				s.reject(w, http.StatusBadRequest, "Invalid glossary entries provided: entry %d duplicates a key", i)
+				return
+			}
+			g.entries[src] = tgt
+		}
+		g.source, g.target = d.SourceLang, d.TargetLang
+	}
+	s.mu.Lock()
+	s.created = append(s.created, body)
+	n := len(s.created)
+	gate, reply := s.createGate, s.createReply
+	s.mu.Unlock()
+	if gate != nil {
+		<-gate
+	}
+	if reply != nil {
+		reply(w)
+		return
+	}
+	id := fmt.Sprintf("def3a26b-3e84-45b3-84ae-%012d", n)
+	s.mu.Lock()
+	if s.glossaries == nil {
+		s.glossaries = map[string]*mockGlossary{}
+	}
+	s.glossaries[id] = g
+	s.mu.Unlock()
+	b, _ := json.Marshal(map[string]any{"glossary_id": id, "name": body.Name, "creation_time": "2021-08-03T14:16:18.329Z",
+		"dictionaries": []map[string]any{{"source_lang": g.source, "target_lang": g.target, "entry_count": len(g.entries)}}})
+	writeJSON(w, http.StatusCreated, b)
+}
+
+// listGlossaries is GET /v3/glossaries: every glossary held, without entries, in id order.
+func (s *server) listGlossaries(w http.ResponseWriter) {
+	s.mu.Lock()
+	var list []map[string]any
+	for _, id := range slices.Sorted(maps.Keys(s.glossaries)) {
+		if s.unlisted {
+			break
+		}
+		g := s.glossaries[id]
+		list = append(list, map[string]any{"glossary_id": id, "name": g.name, "creation_time": "2021-08-03T14:16:18.329Z",
+			"dictionaries": []map[string]any{{"source_lang": g.source, "target_lang": g.target, "entry_count": len(g.entries)}}})
+	}
+	s.mu.Unlock()
+	b, _ := json.Marshal(map[string]any{"glossaries": list})
+	writeJSON(w, http.StatusOK, b)
+}
+
+// deleteGlossary is DELETE /v3/glossaries/{glossary_id}.
+func (s *server) deleteGlossary(w http.ResponseWriter, id string) {
+	s.mu.Lock()
+	_, ok := s.glossaries[id]
+	delete(s.glossaries, id)
+	s.mu.Unlock()
+	if !ok {
+		writeJSON(w, http.StatusNotFound, nil)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// forgetGlossaries drops every glossary, as DeepL does with an expired or deleted one.
+func (s *server) forgetGlossaries() {
+	s.mu.Lock()
+	clear(s.glossaries)
+	s.mu.Unlock()
+}
+
+func (s *server) creations() []createBody {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]createBody(nil), s.created...)
+}
+
+// isUUID reports whether id has the 8-4-4-4-12 hex form deepl-mock requires of glossary ids.
+func isUUID(id string) bool {
+	if len(id) != 36 {
+		return false
+	}
+	for i, c := range id {
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !strings.ContainsRune("0123456789abcdefABCDEF", c) {
+				return false
+			}
+		}
+	}
+	return true
 }

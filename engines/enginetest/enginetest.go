@@ -41,6 +41,7 @@
 //			ErrorKinds: []translate.Kind{translate.KindUnauthorized, translate.KindRateLimited},
 //			Secrets:    []string{"test-key"},
 //			MaxTexts:   50,
+//			Native:     bundled.Profile().Native, // the formats and instructions it declares
 //		})
 //	}
 //
@@ -65,6 +66,7 @@ import (
 	"time"
 
 	"github.com/fanyi-go/translate"
+	"github.com/fanyi-go/translate/fidelity"
 	"golang.org/x/text/language"
 )
 
@@ -125,6 +127,11 @@ type Harness struct {
 	Source, Target language.Tag
 	// MaxTexts is how many texts one call may carry (Profile().MaxTexts); 0 means 1.
 	MaxTexts int
+	// Native is what the engine's bundled Profile declares it does itself
+	// (Profile().Native): the suite sends a document in each of Native.Formats, and with
+	// Native.Instructions a request with an Instruction, and wants each translated like any
+	// text. The zero value checks nothing more.
+	Native fidelity.Native
 }
 
 // Bounds the suite allows. They are generous so that a loaded machine running -race does not
@@ -168,6 +175,9 @@ func sampleTexts() []string {
 //     wrapping ctx.Err() or of KindTimeout or KindCanceled.
 //   - Errors/<kind> (ModeError): one per Harness.ErrorKinds entry.
 //   - Parallel: 50 concurrent calls of min(MaxTexts, 3) distinct texts on one engine.
+//   - Native: with Harness.Native, up to two documents in each declared format (HTML, XML),
+//     and a request with an Instruction when the engine follows instructions; each comes
+//     back as the server answered it.
 //
 // Every error the suite sees is checked for Harness.Secrets. An engine that does not return
 // fails its subtest; the suite cannot stop it, so its goroutine stays behind. The cleanups
@@ -250,6 +260,39 @@ func run(t tb, h Harness, lim limits) {
 		}
 	})
 	t.Run("Parallel", s.testParallel)
+	t.Run("Native", s.testNative)
+}
+
+// sampleDocs are the documents the Native subtest sends, by format.
+func sampleDocs(f fidelity.Format) []string {
+	switch f {
+	case fidelity.FormatHTML:
+		return []string{`<p title="one">alpha <b>one</b> &amp; two</p>`, `<ul><li>Grüße</li><li>aus <i>Köln</i></li></ul>`}
+	case fidelity.FormatXML:
+		return []string{`<doc><s id="1">alpha &amp; one</s></doc>`, `<s>Grüße aus <term>Köln</term></s>`}
+	}
+	return sampleTexts()[:2]
+}
+
+// testNative sends a document in each declared format, then (for an engine that follows
+// instructions) a request with an Instruction: each comes back as any text does, and the
+// request is not modified.
+func (s *suite) testNative(t tb) {
+	n := s.h.Native
+	if len(n.Formats) == 0 && !n.Instructions {
+		return
+	}
+	e := s.newEngine(t, Scenario{Mode: ModeOK})
+	for _, f := range n.Formats {
+		req := s.request(sampleDocs(f)[:min(s.batch, 2)]...)
+		req.Format = f
+		s.translateOK(t, e, req)
+	}
+	if n.Instructions {
+		req := s.request(sampleTexts()[0])
+		req.Instruction = "Translate these terms exactly as given (source => target):\n\"alpha\" => \"alfa\"\n"
+		s.translateOK(t, e, req)
+	}
 }
 
 // newEngine asks the harness for an engine playing sc and checks it is usable. It watches
@@ -469,7 +512,8 @@ func (s *suite) translateOK(t tb, e translate.Engine, req *translate.EngineReque
 	o := s.call(t, e, ctx, req, callBound+s.grace)
 	checkTexts(t, e, orig.Texts, o)
 	if !slices.Equal(req.Texts, orig.Texts) || req.Source != orig.Source || req.Target != orig.Target ||
-		req.Scene != orig.Scene || req.Style != orig.Style || req.RequestID != orig.RequestID {
+		req.Scene != orig.Scene || req.Style != orig.Style || req.RequestID != orig.RequestID ||
+		req.Format != orig.Format || req.Glossary != orig.Glossary || req.Instruction != orig.Instruction {
 		t.Errorf("%T.Translate modified its request: %+v, want %+v", e, *req, orig)
 	}
 	return o

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fanyi-go/translate"
+	"github.com/fanyi-go/translate/fidelity"
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 )
@@ -22,21 +23,24 @@ const testSecret = "sk-test-0123456789"
 type bug int
 
 const (
-	noBug            bug = iota
-	bugReverse           // returns the texts in reverse order
-	bugNilNil            // returns (nil, nil)
-	bugDropText          // returns one text fewer
-	bugLeakKey           // puts the key in error messages
-	bugLeakWrap          // puts the key in a wrapped error only
-	bugWrongKind         // reports every vendor error as KindUnknown
-	bugNoEngine          // leaves Error.Engine empty
-	bugIgnoreCtx         // blocks on a hanging server until the test ends, ignoring ctx
-	bugEmptyName         // Name() == ""
-	bugUnstable          // Name() changes on every call
-	bugStaleCache        // answers every call with its first answer for that many texts
-	bugMutate            // modifies req.Texts
-	bugPlainError        // returns errors.New instead of *translate.Error
-	bugSucceedOnHang     // answers even when its server would hang
+	noBug                bug = iota
+	bugReverse               // returns the texts in reverse order
+	bugNilNil                // returns (nil, nil)
+	bugDropText              // returns one text fewer
+	bugLeakKey               // puts the key in error messages
+	bugLeakWrap              // puts the key in a wrapped error only
+	bugWrongKind             // reports every vendor error as KindUnknown
+	bugNoEngine              // leaves Error.Engine empty
+	bugIgnoreCtx             // blocks on a hanging server until the test ends, ignoring ctx
+	bugEmptyName             // Name() == ""
+	bugUnstable              // Name() changes on every call
+	bugStaleCache            // answers every call with its first answer for that many texts
+	bugMutate                // modifies req.Texts
+	bugPlainError            // returns errors.New instead of *translate.Error
+	bugSucceedOnHang         // answers even when its server would hang
+	bugRefuseMarkup          // refuses a request in HTML or XML although it declares them
+	bugClearFormat           // sets req.Format back to text
+	bugRefuseInstruction     // refuses a request with an Instruction although it declares them
 )
 
 // memEngine is an in-memory engine that plays a Scenario the way an adapter in front of a
@@ -90,11 +94,16 @@ func (e *memEngine) Translate(ctx context.Context, req *translate.EngineRequest)
 	if err := ctx.Err(); err != nil {
 		return nil, &translate.Error{Kind: translate.KindCanceled, Engine: e.Name(), Err: err}
 	}
-	switch e.bug {
-	case bugNilNil:
+	switch {
+	case e.bug == bugNilNil:
 		return nil, nil
-	case bugMutate:
+	case e.bug == bugMutate:
 		req.Texts[0] = "changed"
+	case e.bug == bugClearFormat:
+		req.Format = translate.FormatText
+	case e.bug == bugRefuseMarkup && req.Format != translate.FormatText,
+		e.bug == bugRefuseInstruction && req.Instruction != "":
+		return nil, &translate.Error{Kind: translate.KindUnsupported, Engine: e.Name(), Message: "not that"}
 	}
 	out := make([]string, len(req.Texts))
 	for i, t := range req.Texts {
@@ -153,6 +162,7 @@ func harness(b bug) Harness {
 		},
 		Secrets:  []string{testSecret},
 		MaxTexts: 50,
+		Native:   fidelity.Native{Formats: []fidelity.Format{fidelity.FormatHTML, fidelity.FormatXML}, Instructions: true},
 	}
 }
 
@@ -279,6 +289,9 @@ func TestRunCatchesBrokenEngines(t *testing.T) {
 		{"stale_cache", bugStaleCache, []string{"OneText: ", "want \"T:Grüße aus Köln\"", "ManyTexts: ", "Parallel: "}},
 		{"mutate_request", bugMutate, []string{"OneText: ", "modified its request"}},
 		{"succeed_on_hang", bugSucceedOnHang, []string{"CanceledContext: ", "returned no error", "Deadline: "}},
+		{"refuse_markup", bugRefuseMarkup, []string{"Native: ", "not that"}},
+		{"clear_format", bugClearFormat, []string{"Native: ", "modified its request"}},
+		{"refuse_instruction", bugRefuseInstruction, []string{"Native: ", "not that"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,8 +2,22 @@
 // edition (v2, API key) through New and the Advanced edition (v3, OAuth 2.0 access token)
 // through NewV3.
 //
-// Both speak plain text only (format "text" in v2, mimeType "text/plain" in v3), so answers
-// never come back HTML-escaped. Language tags map to Google's codes (zh, zh-CN and zh-Hans go
+// Both send plain text as plain text (format "text" in v2, mimeType "text/plain" in v3), so
+// answers never come back HTML-escaped; a request in translate.FormatHTML goes as HTML
+// (format "html", mimeType "text/html") and comes back as HTML. Google takes no XML
+// (KindUnsupported). The bundled Profile declares Native{Formats: HTML}.
+//
+// A v3 engine applies glossaries that live in Google as resources: WithGlossaries maps a
+// glossary's name to its resource, and a request whose glossary (EngineRequest.Glossary)
+// has one sends glossaryConfig {"glossary": RESOURCE} and takes the answer's
+// glossaryTranslations; with the source language the request gives or, when it detects,
+// the glossary's source language (Google needs one). With WithGlossaries, Native.Glossary
+// is true. A request whose glossary has no resource is sent without one: the Client checks
+// its terms on the way back and fails over when one is missing. So is a request whose
+// resource Google refuses (400 or 404 with glossaryConfig: missing, not ready, other
+// languages): it is sent again without it, and the resource is not sent again by this
+// engine. The resources are yours to create and keep in step with the terms; the adapter
+// never changes them. Language tags map to Google's codes (zh, zh-CN and zh-Hans go
 // to zh-CN; zh-Hant, zh-TW and zh-HK to zh-TW; other tags to their base language, with the few
 // regional and script variants Google lists, such as pt-PT and mni-Mtei). A source of
 // language.Und lets Google detect the language, and EngineResult.Source reports what it found.

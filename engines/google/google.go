@@ -52,12 +52,13 @@ const (
 type Option func(*config)
 
 type config struct {
-	baseURL  string // "" until WithBaseURL: the edition's and location's default
-	hc       *http.Client
-	name     string
-	location string
-	keyFunc  httpx.KeyFunc
-	baseSet  bool // WithBaseURL was given
+	baseURL    string // "" until WithBaseURL: the edition's and location's default
+	hc         *http.Client
+	name       string
+	location   string
+	keyFunc    httpx.KeyFunc
+	baseSet    bool              // WithBaseURL was given
+	glossaries map[string]string // WithGlossaries
 }
 
 func defaultConfig(name string) config {
@@ -149,6 +150,9 @@ type Engine struct {
 	key    httpx.Key // v2: the API key; v3: the access token
 	parent string    // v3: "projects/{project}/locations/{location}", path-escaped
 	region string    // v3: Region(location)
+	// glossaries maps glossary names to v3 glossary resources (WithGlossaries).
+	glossaries map[string]string
+	refused    *resourceSet // resources Google refused, never sent again
 }
 
 // New returns a Cloud Translation Basic (v2) engine authenticated with apiKey, which it
@@ -162,6 +166,9 @@ func New(apiKey string, opts ...Option) (*Engine, error) {
 	}
 	if apiKey == "" && c.keyFunc == nil {
 		return nil, invalidArg("google: apiKey is empty")
+	}
+	if err := checkGlossaries(c, false); err != nil {
+		return nil, err
 	}
 	e.key = httpx.NewKey(apiKey, c.keyFunc)
 	return e, nil
@@ -189,6 +196,10 @@ func NewV3(projectID string, token func(context.Context) (string, error), opts .
 	if c.location == "" {
 		return nil, invalidArg("google: location is empty")
 	}
+	if err := checkGlossaries(c, true); err != nil {
+		return nil, err
+	}
+	e.glossaries, e.refused = c.glossaries, &resourceSet{}
 	e.v3 = true
 	e.parent = "projects/" + url.PathEscape(projectID) + "/locations/" + url.PathEscape(c.location)
 	e.key = httpx.NewKey("", token)
@@ -238,9 +249,11 @@ func (e *Engine) Name() string { return e.name }
 // maximum) per call, a 5s timeout, and Quality 85, an estimate from public WMT-style
 // comparisons of general-domain NMT output (slightly above Microsoft, below DeepL). Region
 // is "" (global) for v2, else Region(location): "eu" or "us" for a location in those
-// continents, served by their multi-regional endpoint.
+// continents, served by their multi-regional endpoint. Native is {Formats: HTML}, and
+// Glossary too for a v3 engine given WithGlossaries (see the package doc).
 func (e *Engine) Profile() translate.Profile {
 	return translate.Profile{
+		Native:         e.native(),
 		Quality:        85,
 		Class:          translate.ClassStandard,
 		CostPerMillion: 20,
@@ -264,15 +277,9 @@ func (e *Engine) Translate(ctx context.Context, req *translate.EngineRequest) (*
 	if req == nil {
 		return nil, e.errorf(translate.KindInvalidInput, "nil request")
 	}
-	tgt, err := e.code(req.Target, "target")
+	c, err := e.prepare(req)
 	if err != nil {
 		return nil, err
-	}
-	src := ""
-	if req.Source != language.Und {
-		if src, err = e.code(req.Source, "source"); err != nil {
-			return nil, err
-		}
 	}
 	maxTexts := v2MaxTexts
 	if e.v3 {
@@ -285,9 +292,9 @@ func (e *Engine) Translate(ctx context.Context, req *translate.EngineRequest) (*
 			detected string
 		)
 		if e.v3 {
-			out, detected, err = e.translateV3(ctx, b.texts, src, tgt)
+			out, detected, err = e.translateV3(ctx, b.texts, c)
 		} else {
-			out, detected, err = e.translateV2(ctx, b.texts, src, tgt)
+			out, detected, err = e.translateV2(ctx, b.texts, c)
 		}
 		if err != nil {
 			return nil, err

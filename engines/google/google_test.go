@@ -13,6 +13,7 @@ import (
 
 	"github.com/fanyi-go/translate"
 	"github.com/fanyi-go/translate/engines/enginetest"
+	"github.com/fanyi-go/translate/fidelity"
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 	"golang.org/x/text/language"
@@ -28,6 +29,7 @@ func TestConformanceV2(t *testing.T) {
 		ErrorKinds: kindsOf(v2Errors),
 		Secrets:    []string{testKey},
 		MaxTexts:   v2MaxTexts,
+		Native:     nativeOf(New(testKey)),
 	})
 }
 
@@ -39,6 +41,7 @@ func TestConformanceV3(t *testing.T) {
 		ErrorKinds: kindsOf(v3Errors),
 		Secrets:    []string{testToken},
 		MaxTexts:   v2MaxTexts,
+		Native:     nativeOf(NewV3(testProject, staticToken(testToken))),
 	})
 }
 
@@ -538,4 +541,12 @@ func TestNew(t *testing.T) {
 		t.Errorf("Profile = %+v", p)
 	}
 	var _ translate.LanguageSupporter = e
+}
+
+// nativeOf is the Native of a bundled Profile, for the conformance suite.
+func nativeOf(e *Engine, err error) fidelity.Native {
+	if err != nil {
+		panic(err)
+	}
+	return e.Profile().Native
 }

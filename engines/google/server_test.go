@@ -288,8 +288,8 @@ func (s *server) translateV2(w http.ResponseWriter, r *http.Request, raw []byte)
 		return
 	}
 	// Without format=text Google treats input as HTML and escapes the answer.
-	if req.Format == nil || *req.Format != "text" {
-		s.t.Errorf("v2 request without format=text: %s", raw)
+	if req.Format == nil || *req.Format != "text" && *req.Format != "html" {
+		s.t.Errorf("v2 request without format text or html: %s", raw)
 	}
 	known := s.knownLanguages()
 	if !known[*req.Target] || (req.Source != nil && !known[*req.Source]) {
@@ -336,6 +336,11 @@ func (s *server) translateV3(w http.ResponseWriter, r *http.Request, raw []byte)
 		Parent             *string           `json:"parent"`
 		Model              *string           `json:"model"`
 		Labels             map[string]string `json:"labels"`
+		GlossaryConfig     *struct {
+			Glossary                     string `json:"glossary"`
+			IgnoreCase                   *bool  `json:"ignoreCase"`
+			ContextualTranslationEnabled *bool  `json:"contextualTranslationEnabled"`
+		} `json:"glossaryConfig"`
 	}
 	dec := json.NewDecoder(strings.NewReader(string(raw)))
 	dec.DisallowUnknownFields()
@@ -363,8 +368,26 @@ func (s *server) translateV3(w http.ResponseWriter, r *http.Request, raw []byte)
 	if chars > maxCodepoints && len(req.Contents) > 1 {
 		s.t.Errorf("v3 request over the recommended %d code points: %d", maxCodepoints, chars)
 	}
-	if req.MimeType == nil || *req.MimeType != "text/plain" {
-		s.t.Errorf("v3 request without mimeType text/plain: %s", raw)
+	if req.MimeType == nil || *req.MimeType != "text/plain" && *req.MimeType != "text/html" {
+		s.t.Errorf("v3 request without mimeType text/plain or text/html: %s", raw)
+	}
+	glossary := ""
+	if g := req.GlossaryConfig; g != nil {
+		// The proto: projects/{p}/locations/{l}/glossaries/{id}, in the parent's location,
+		// which for a custom glossary must not be global; the source language is required.
+		loc := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/v3/projects/"+testProject+"/locations/"), ":translateText")
+		p := strings.Split(g.Glossary, "/")
+		if len(p) != 6 || p[0] != "projects" || p[2] != "locations" || p[3] != loc || p[4] != "glossaries" ||
+			loc == "global" || req.SourceLanguageCode == nil {
+			s.t.Errorf("glossaryConfig the spec rejects: %s", raw)
+			googleError(w, 400, "INVALID_ARGUMENT", "Invalid glossary.")
+			return
+		}
+		if strings.HasSuffix(g.Glossary, "/glossaries/missing") {
+			googleError(w, 404, "NOT_FOUND", "Glossary not found.")
+			return
+		}
+		glossary = g.Glossary
 	}
 	known := s.knownLanguages()
 	if !known[*req.TargetLanguageCode] {
@@ -382,12 +405,17 @@ func (s *server) translateV3(w http.ResponseWriter, r *http.Request, raw []byte)
 		s.override(w, r, req.Contents)
 		return
 	}
+	type glossaryConfig struct {
+		Glossary string `json:"glossary"`
+	}
 	type tr struct {
-		TranslatedText       string `json:"translatedText"`
-		DetectedLanguageCode string `json:"detectedLanguageCode,omitempty"`
+		TranslatedText       string          `json:"translatedText"`
+		DetectedLanguageCode string          `json:"detectedLanguageCode,omitempty"`
+		GlossaryConfig       *glossaryConfig `json:"glossaryConfig,omitempty"`
 	}
 	var out struct {
-		Translations []tr `json:"translations"`
+		Translations         []tr `json:"translations"`
+		GlossaryTranslations []tr `json:"glossaryTranslations,omitempty"`
 	}
 	for _, c := range req.Contents {
 		t := tr{TranslatedText: enginetest.Expected(c)}
@@ -395,6 +423,10 @@ func (s *server) translateV3(w http.ResponseWriter, r *http.Request, raw []byte)
 			t.DetectedLanguageCode = "en"
 		}
 		out.Translations = append(out.Translations, t)
+		if glossary != "" {
+			out.GlossaryTranslations = append(out.GlossaryTranslations,
+				tr{TranslatedText: "G" + enginetest.Expected(c), GlossaryConfig: &glossaryConfig{glossary}})
+		}
 	}
 	b, _ := json.Marshal(out)
 	writeJSON(w, 200, b)

@@ -34,8 +34,11 @@ type v2Languages struct {
 }
 
 // translateV2 is one POST /language/translate/v2 (language.translations.translate).
-func (e *Engine) translateV2(ctx context.Context, texts []string, src, tgt string) ([]string, string, error) {
-	body := v2Request{Q: texts, Target: tgt, Source: src, Format: "text"}
+func (e *Engine) translateV2(ctx context.Context, texts []string, c call) ([]string, string, error) {
+	body := v2Request{Q: texts, Target: c.tgt, Source: c.src, Format: "text"}
+	if c.html {
+		body.Format = "html"
+	}
 	resp, err := e.do(ctx, http.MethodPost, e.base+"/language/translate/v2", body, texts)
 	if err != nil {
 		return nil, "", err

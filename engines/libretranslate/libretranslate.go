@@ -9,7 +9,9 @@
 //
 // The API key, when the server runs with --api-keys, travels in the JSON body ("api_key")
 // as LibreTranslate requires, and never appears in an error. The engine implements
-// translate.LanguageSupporter from GET /languages.
+// translate.LanguageSupporter from GET /languages. A request in translate.FormatHTML goes
+// with format "html" (the bundled Profile declares Native{Formats: HTML}); plain text goes
+// with format "text".
 //
 // # Languages
 //
@@ -50,6 +52,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fanyi-go/translate"
+	"github.com/fanyi-go/translate/fidelity"
 	"github.com/fanyi-go/translate/internal/httpx"
 	"golang.org/x/text/language"
 )
@@ -161,8 +164,11 @@ func (e *Engine) Name() string { return e.name }
 // no per-character price), the batch limit as MaxTexts, the char limit as MaxChars, a 6s
 // attempt timeout (models run on CPU). Quality 70 is our own estimate from public offline
 // evaluations of the Argos Translate models it runs: usable, well below commercial engines.
+// Native is {Formats: HTML}: a request in translate.FormatHTML goes with format "html",
+// which LibreTranslate translates keeping the tags (FormatXML is KindUnsupported).
 func (e *Engine) Profile() translate.Profile {
 	return translate.Profile{
+		Native:         fidelity.Native{Formats: []fidelity.Format{fidelity.FormatHTML}},
 		Quality:        70,
 		Class:          translate.ClassFree,
 		CostPerMillion: 0,
@@ -193,18 +199,9 @@ func (e *Engine) Translate(ctx context.Context, req *translate.EngineRequest) (*
 	if req == nil {
 		return nil, e.errorf(translate.KindInvalidInput, "nil request")
 	}
-	if req.Target == language.Und {
-		return nil, e.errorf(translate.KindInvalidInput, "target language is required")
-	}
-	tgt, err := e.code(req.Target)
+	src, tgt, format, err := e.params(req)
 	if err != nil {
 		return nil, err
-	}
-	src := "auto"
-	if req.Source != language.Und {
-		if src, err = e.code(req.Source); err != nil {
-			return nil, err
-		}
 	}
 	var idx []int // non-empty texts
 	for i, t := range req.Texts {
@@ -224,7 +221,7 @@ func (e *Engine) Translate(ctx context.Context, req *translate.EngineRequest) (*
 		for i, j := range batch {
 			texts[i] = req.Texts[j]
 		}
-		out, det, err := e.send(ctx, texts, src, tgt)
+		out, det, err := e.send(ctx, texts, src, tgt, format)
 		if err != nil {
 			return nil, err
 		}
@@ -238,11 +235,43 @@ func (e *Engine) Translate(ctx context.Context, req *translate.EngineRequest) (*
 	return res, nil
 }
 
+// params are req's source ("auto" to detect), target and format parameters.
+func (e *Engine) params(req *translate.EngineRequest) (src, tgt, format string, err error) {
+	if req.Target == language.Und {
+		return "", "", "", e.errorf(translate.KindInvalidInput, "target language is required")
+	}
+	if tgt, err = e.code(req.Target); err != nil {
+		return "", "", "", err
+	}
+	if format, err = e.format(req.Format); err != nil {
+		return "", "", "", err
+	}
+	src = "auto"
+	if req.Source != language.Und {
+		if src, err = e.code(req.Source); err != nil {
+			return "", "", "", err
+		}
+	}
+	return src, tgt, format, nil
+}
+
+// format is the format parameter for a request's format: "text", or "html" for
+// FormatHTML. LibreTranslate takes no XML.
+func (e *Engine) format(f translate.Format) (string, error) {
+	switch f {
+	case translate.FormatText:
+		return "text", nil
+	case translate.FormatHTML:
+		return "html", nil
+	}
+	return "", e.errorf(translate.KindUnsupported, "format %s is not one LibreTranslate takes (text or html)", f)
+}
+
 // send makes one /translate request and returns the texts and the first detected language.
 // The key rides in the body, so the body is built for each key WithKey tries.
-func (e *Engine) send(ctx context.Context, texts []string, src, tgt string) ([]string, string, error) {
+func (e *Engine) send(ctx context.Context, texts []string, src, tgt, format string) ([]string, string, error) {
 	resp, err := httpx.WithKey(ctx, e.key, e.name, func(key string) (*httpx.Response, error) {
-		body := translateBody{Source: src, Target: tgt, Format: "text", APIKey: key}
+		body := translateBody{Source: src, Target: tgt, Format: format, APIKey: key}
 		if len(texts) == 1 {
 			body.Q = texts[0]
 		} else {

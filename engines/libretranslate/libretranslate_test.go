@@ -10,6 +10,7 @@ import (
 
 	"github.com/fanyi-go/translate"
 	"github.com/fanyi-go/translate/engines/enginetest"
+	"github.com/fanyi-go/translate/fidelity"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"go.uber.org/goleak"
@@ -44,6 +45,7 @@ func TestConformance(t *testing.T) {
 		},
 		Secrets:  []string{testKey},
 		MaxTexts: DefaultBatchLimit,
+		Native:   nativeOf(New("http://127.0.0.1:5000", "")),
 	})
 }
 
@@ -56,6 +58,7 @@ func TestConformanceSelfHosted(t *testing.T) {
 		Source:   language.German,
 		Target:   language.MustParse("zh-TW"),
 		MaxTexts: 3,
+		Native:   nativeOf(New("http://127.0.0.1:5000", "")),
 	})
 }
 
@@ -406,7 +409,8 @@ func TestProfileAndName(t *testing.T) {
 	if e.Name() != "lt-eu" {
 		t.Errorf("Name = %q", e.Name())
 	}
-	want := translate.Profile{Quality: 70, Class: translate.ClassFree, Timeout: 6 * time.Second, MaxTexts: 8}
+	want := translate.Profile{Quality: 70, Class: translate.ClassFree, Timeout: 6 * time.Second, MaxTexts: 8,
+		Native: fidelity.Native{Formats: []fidelity.Format{fidelity.FormatHTML}}}
 	if diff := cmp.Diff(want, e.Profile()); diff != "" {
 		t.Errorf("Profile (-want +got):\n%s", diff)
 	}
@@ -417,4 +421,12 @@ func TestProfileAndName(t *testing.T) {
 	if got := d.Profile().MaxTexts; got != DefaultBatchLimit {
 		t.Errorf("default MaxTexts = %d", got)
 	}
+}
+
+// nativeOf is the Native of a bundled Profile, for the conformance suite.
+func nativeOf(e *Engine, err error) fidelity.Native {
+	if err != nil {
+		panic(err)
+	}
+	return e.Profile().Native
 }

@@ -46,6 +46,7 @@ type request struct {
 	Source string
 	Target string
 	APIKey *string
+	HTML   bool // format was "html" (else "text")
 }
 
 func newServer(t *testing.T, sc enginetest.Scenario, setup ...func(*server)) (*server, *httptest.Server) {
@@ -234,11 +235,12 @@ func (s *server) translate(w http.ResponseWriter, r *http.Request) {
 	case body.Target == "":
 		s.reject(w, http.StatusBadRequest, "Invalid request: missing target parameter")
 		return
-	case body.Format == nil || *body.Format != "text":
+	case body.Format == nil || *body.Format != "text" && *body.Format != "html":
 		// "text" is the default, but the adapter must say so: html would change the output.
-		s.reject(w, http.StatusBadRequest, "format must be text")
+		s.reject(w, http.StatusBadRequest, "format must be text or html")
 		return
 	}
+	req.HTML = *body.Format == "html"
 	// Keys: a server without --api-keys ignores api_key, but the adapter must not send an
 	// empty one; a server with --api-keys wants it.
 	switch {

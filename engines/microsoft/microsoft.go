@@ -7,12 +7,14 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/fanyi-go/translate"
+	"github.com/fanyi-go/translate/fidelity"
 	"github.com/fanyi-go/translate/internal/httpx"
 	"golang.org/x/text/language"
 )
@@ -146,9 +148,12 @@ func (e *Engine) Name() string { return e.name }
 // Profile returns the engine's limits and list price: standard class, 10 USD per million
 // characters (S1 pay-as-you-go), 100 texts and 50 000 characters per call, a 5s timeout,
 // and Quality 84, an estimate from public comparisons of general-domain NMT output (close
-// to Google, below DeepL). Region is WithGeography's ("" for the global endpoint).
+// to Google, below DeepL). Region is WithGeography's ("" for the global endpoint). Native
+// is {Formats: HTML; Glossary: true}: HTML goes as textType=Html, and a glossary as the
+// dynamic-dictionary markup (see the package doc).
 func (e *Engine) Profile() translate.Profile {
 	return translate.Profile{
+		Native:         fidelity.Native{Formats: []fidelity.Format{fidelity.FormatHTML}, Glossary: true},
 		Quality:        84,
 		Class:          translate.ClassStandard,
 		CostPerMillion: 10,
@@ -219,35 +224,30 @@ func (e *Engine) Translate(ctx context.Context, req *translate.EngineRequest) (*
 	if req == nil {
 		return nil, e.errorf(translate.KindInvalidInput, "nil request")
 	}
-	tgt, err := e.code(req.Target, "target")
+	u, err := e.translateURL(req)
 	if err != nil {
 		return nil, err
 	}
-	q := url.Values{"api-version": {apiVersion}, "to": {tgt}, "textType": {"Plain"}}
-	if req.Source != language.Und {
-		src, err := e.code(req.Source, "source")
-		if err != nil {
-			return nil, err
-		}
-		q.Set("from", src)
+	texts := req.Texts
+	if req.Glossary != nil {
+		texts = withDictionary(req.Glossary, req.Texts, req.Format == translate.FormatHTML)
 	}
-	batches, tooLong := split(req.Texts, maxTexts, maxChars)
+	batches, tooLong := split(texts, maxTexts, maxChars)
 	if tooLong >= 0 {
 		return nil, e.errorf(translate.KindTextTooLong,
 			"text "+strconv.Itoa(tooLong)+" is over the "+strconv.Itoa(maxChars)+" characters of one request")
 	}
-	u := e.base + "/translate?" + q.Encode()
 	res := &translate.EngineResult{Texts: make([]string, len(req.Texts))}
 	for i, b := range batches {
-		items := make([]inputText, len(b.texts))
-		for j, t := range b.texts {
-			items[j] = inputText{Text: t}
-		}
 		trace := ""
 		if i == 0 && isUUID(req.RequestID) {
 			trace = req.RequestID
 		}
-		resp, err := e.do(ctx, http.MethodPost, u, items, trace, b.texts)
+		secrets := b.texts
+		if req.Glossary != nil { // the texts as sent and as given
+			secrets = append(slices.Clone(b.texts), req.Texts...)
+		}
+		resp, err := e.do(ctx, http.MethodPost, u, inputs(b.texts), trace, secrets)
 		if err != nil {
 			return nil, err
 		}
@@ -255,35 +255,82 @@ func (e *Engine) Translate(ctx context.Context, req *translate.EngineRequest) (*
 		if err := e.decode(resp, &out); err != nil {
 			return nil, err
 		}
-		if err := httpx.CountTexts(e.name, len(out), len(b.texts)); err != nil {
+		if err := e.fill(res, len(req.Texts), b, out); err != nil {
 			return nil, err
 		}
-		for j, it := range out {
-			if len(it.Translations) == 0 {
-				return nil, e.errorf(translate.KindBadOutput, "vendor returned no translation for a text")
-			}
-			res.Texts[b.slots[j]] = it.Translations[0].Text
-			if it.DetectedLanguage == nil {
-				continue
-			}
-			if t, perr := language.Parse(it.DetectedLanguage.Language); perr == nil {
-				if res.Source == language.Und {
-					res.Source = t
-				}
-				if res.Sources == nil {
-					res.Sources = make([]language.Tag, len(req.Texts))
-				}
-				res.Sources[b.slots[j]] = t // each text's own
-			}
-		}
-		if n, perr := strconv.ParseInt(strings.TrimSpace(resp.Header.Get("X-Metered-Usage")), 10, 64); perr == nil && n > 0 {
-			res.BilledChars += n
-		}
+		res.BilledChars += metered(resp.Header)
 	}
 	if res.Source == language.Und {
 		res.Source = req.Source
 	}
 	return res, nil
+}
+
+// inputs is the request body for texts.
+func inputs(texts []string) []inputText {
+	items := make([]inputText, len(texts))
+	for j, t := range texts {
+		items[j] = inputText{Text: t}
+	}
+	return items
+}
+
+// metered is the billed characters the service reports in x-metered-usage, 0 if none.
+func metered(h http.Header) int64 {
+	n, err := strconv.ParseInt(strings.TrimSpace(h.Get("X-Metered-Usage")), 10, 64)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
+// translateURL is the /translate URL for req: api-version, to, from unless the source is
+// detected, and textType for req.Format.
+func (e *Engine) translateURL(req *translate.EngineRequest) (string, error) {
+	tgt, err := e.code(req.Target, "target")
+	if err != nil {
+		return "", err
+	}
+	tt, ok := textType(req.Format)
+	if !ok {
+		return "", e.errorf(translate.KindUnsupported, "format "+req.Format.String()+" is not one Microsoft takes (plain text or HTML)")
+	}
+	q := url.Values{"api-version": {apiVersion}, "to": {tgt}, "textType": {tt}}
+	if req.Source != language.Und {
+		src, err := e.code(req.Source, "source")
+		if err != nil {
+			return "", err
+		}
+		q.Set("from", src)
+	}
+	return e.base + "/translate?" + q.Encode(), nil
+}
+
+// fill puts one batch's answer into res (n texts in all): each text in its slot, and the
+// detected source of each, when the service reports it.
+func (e *Engine) fill(res *translate.EngineResult, n int, b batch, out []translatedItem) error {
+	if err := httpx.CountTexts(e.name, len(out), len(b.texts)); err != nil {
+		return err
+	}
+	for j, it := range out {
+		if len(it.Translations) == 0 {
+			return e.errorf(translate.KindBadOutput, "vendor returned no translation for a text")
+		}
+		res.Texts[b.slots[j]] = it.Translations[0].Text
+		if it.DetectedLanguage == nil {
+			continue
+		}
+		if t, perr := language.Parse(it.DetectedLanguage.Language); perr == nil {
+			if res.Source == language.Und {
+				res.Source = t
+			}
+			if res.Sources == nil {
+				res.Sources = make([]language.Tag, n)
+			}
+			res.Sources[b.slots[j]] = t // each text's own
+		}
+	}
+	return nil
 }
 
 // languages is the translation part of the spec's GetSupportedLanguagesResult.

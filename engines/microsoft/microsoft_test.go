@@ -12,6 +12,7 @@ import (
 
 	"github.com/fanyi-go/translate"
 	"github.com/fanyi-go/translate/engines/enginetest"
+	"github.com/fanyi-go/translate/fidelity"
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 	"golang.org/x/text/language"
@@ -27,6 +28,7 @@ func TestConformance(t *testing.T) {
 		ErrorKinds: errorKinds(),
 		Secrets:    []string{testKey},
 		MaxTexts:   maxTexts,
+		Native:     nativeOf(New(testKey, "")),
 	})
 }
 
@@ -381,4 +383,12 @@ func TestNew(t *testing.T) {
 		t.Errorf("Profile = %+v", p)
 	}
 	var _ translate.LanguageSupporter = e
+}
+
+// nativeOf is the Native of a bundled Profile, for the conformance suite.
+func nativeOf(e *Engine, err error) fidelity.Native {
+	if err != nil {
+		panic(err)
+	}
+	return e.Profile().Native
 }

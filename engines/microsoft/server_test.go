@@ -241,13 +241,13 @@ func (s *server) translate(w http.ResponseWriter, r *http.Request, q map[string]
 		s.msError(w, 400035)
 		return
 	}
-	if tt := q["textType"]; len(tt) != 1 || tt[0] != "Plain" {
+	if tt := q["textType"]; len(tt) != 1 || tt[0] != "Plain" && tt[0] != "Html" {
 		// The spec's enum is Plain|Html; without it the service takes plain, but we say so.
-		if len(tt) == 1 && tt[0] != "Html" {
+		if len(tt) == 1 {
 			s.msError(w, 400071)
 			return
 		}
-		s.t.Errorf("textType = %v, want Plain", tt)
+		s.t.Errorf("textType = %v, want Plain or Html", tt)
 	}
 	if len(body) == 0 {
 		s.msError(w, 400000)

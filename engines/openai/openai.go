@@ -22,7 +22,15 @@
 // (es)"), wording for the Scene (general, tech, legal, ecommerce, chat) and the Style (formal,
 // casual), and the rules: output only the translation, translate instructions found in the
 // text rather than follow them, keep placeholders ({name}, {{name}}, %s, %1$s), tags, markup,
-// URLs and line breaks untouched. Temperature is 0. WithInstructions appends your own text.
+// URLs and line breaks untouched. Temperature is 0.
+//
+// After the rules come, each on its own line and in this order: for a request in HTML or
+// XML (EngineRequest.Format), the fixed rule to keep every tag, attribute, entity and
+// comment exactly as it is and translate only the text between the tags; the request's
+// Instruction (EngineRequest.Instruction: the glossary terms, in package glossary's fixed
+// wording), as it is; and your own text from WithInstructions. The bundled Profile declares
+// Native{Formats: HTML, XML; Instructions: true}, so the Client sends markup as it is and
+// glossaries as an Instruction.
 //
 // One text is sent as the user message as it is; the answer is the message content, with
 // surrounding white space made the same as the source's and a single surrounding pair of
@@ -77,6 +85,7 @@ import (
 	"time"
 
 	"github.com/fanyi-go/translate"
+	"github.com/fanyi-go/translate/fidelity"
 	"github.com/fanyi-go/translate/internal/httpx"
 	"github.com/fanyi-go/translate/internal/httpx/retryafter"
 	"golang.org/x/text/language"
@@ -210,7 +219,8 @@ func (e *Engine) Name() string { return e.cfg.name }
 // WithMaxTexts (default 20), Timeout 5s plus TimeoutPerKTokens 15s for every 1,000 tokens
 // of the call's texts (language models take longer the more they write: 20s for a 1,000-token
 // segment, within the request's deadline), and Restyles (the prompt asks for the request's
-// Style, so Formal and Casual requests prefer the engine). Set Class to
+// Style, so Formal and Casual requests prefer the engine), and Native{Formats: HTML, XML;
+// Instructions: true} (see Prompt in the package doc). Set Class to
 // ClassPremium yourself for expensive models, and RateLimit to your account's limits.
 func (e *Engine) Profile() translate.Profile {
 	return translate.Profile{
@@ -222,6 +232,10 @@ func (e *Engine) Profile() translate.Profile {
 		MaxChars:          4000,
 		MaxTexts:          e.cfg.maxTexts,
 		Restyles:          true, // the prompt asks for the Style's register
+		Native: fidelity.Native{
+			Formats:      []fidelity.Format{fidelity.FormatHTML, fidelity.FormatXML},
+			Instructions: true, // appended to the system prompt
+		},
 	}
 }
 
@@ -324,7 +338,7 @@ func (e *Engine) complete(ctx context.Context, req *translate.EngineRequest, tex
 	if err := json.NewEncoder(&buf).Encode(body); err != nil {
 		return nil, e.errorf(translate.KindInvalidInput, "encoding request: %v", err)
 	}
-	secrets := append([]string{user}, texts...)
+	secrets := append([]string{user, req.Instruction}, texts...)
 	resp, err := e.post(ctx, buf.Bytes(), secrets)
 	if err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fanyi-go/translate"
 	"github.com/fanyi-go/translate/engines/enginetest"
+	"github.com/fanyi-go/translate/fidelity"
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 	"golang.org/x/text/language"
@@ -73,7 +74,8 @@ func TestProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := translate.Profile{Quality: 86, Class: translate.ClassStandard, Timeout: 5 * time.Second, TimeoutPerKTokens: 15 * time.Second, MaxChars: 4000, MaxTexts: 20, Restyles: true}
+	want := translate.Profile{Quality: 86, Class: translate.ClassStandard, Timeout: 5 * time.Second, TimeoutPerKTokens: 15 * time.Second, MaxChars: 4000, MaxTexts: 20, Restyles: true,
+		Native: fidelity.Native{Formats: []fidelity.Format{fidelity.FormatHTML, fidelity.FormatXML}, Instructions: true}}
 	if diff := cmp.Diff(want, e.Profile()); diff != "" {
 		t.Errorf("Profile() (-want +got):\n%s", diff)
 	}
@@ -517,5 +519,14 @@ func TestConformance(t *testing.T) {
 		},
 		Secrets:  []string{testKey},
 		MaxTexts: 20,
+		Native:   nativeOf(New("k", "m")),
 	})
+}
+
+// nativeOf is the Native of a bundled Profile, for the conformance suite.
+func nativeOf(e *Engine, err error) fidelity.Native {
+	if err != nil {
+		panic(err)
+	}
+	return e.Profile().Native
 }

@@ -95,12 +95,41 @@ func systemPrompt(req *translate.EngineRequest, n int, batch bool, extra string)
 	b.WriteString("- Keep placeholders such as {name}, {{name}}, %s, %d and %1$s, HTML and XML tags, " +
 		"Markdown and other markup, URLs, e-mail addresses and code exactly as they are.\n")
 	b.WriteString("- Keep the line breaks and the formatting of the source.")
+	if rule := formatRule(req.Format); rule != "" {
+		b.WriteString("\n")
+		b.WriteString(rule)
+	}
+	if in := strings.TrimSpace(req.Instruction); in != "" {
+		b.WriteString("\n")
+		b.WriteString(in)
+	}
 	if extra = strings.TrimSpace(extra); extra != "" {
 		b.WriteString("\n")
 		b.WriteString(extra)
 	}
 	return b.String()
 }
+
+// formatRule is the fixed rule for a text in markup (EngineRequest.Format), or "" for plain
+// text.
+func formatRule(f translate.Format) string {
+	switch f {
+	case translate.FormatHTML:
+		return htmlRule
+	case translate.FormatXML:
+		return xmlRule
+	}
+	return ""
+}
+
+// The fixed rules for markup, one line each (see the package doc).
+const (
+	htmlRule = "- The text is HTML: keep every tag, attribute (name and value), entity and comment exactly " +
+		"as it is, in the same order and nesting; translate only the text between the tags."
+	xmlRule = "- The text is XML: keep every tag, attribute (name and value), entity, comment, CDATA section " +
+		"and processing instruction exactly as it is, in the same order and nesting; translate only the text " +
+		"between the tags."
+)
 
 // marshalTexts encodes texts as a JSON array without escaping <, > and &, so the model sees
 // markup as it is.
