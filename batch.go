@@ -91,7 +91,7 @@ func (c *Client) batchTasks(reqs []Request) [][]int {
 	var order []packKey
 	for i := range reqs {
 		r := &reqs[i]
-		if r.RequestID != "" || len(r.Text) > 4*packMaxChars {
+		if r.RequestID != "" || len(r.Text) > 4*packMaxChars || c.ownWalk(r) {
 			tasks = append(tasks, []int{i})
 			continue
 		}

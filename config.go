@@ -69,6 +69,9 @@ type Config struct {
 	// Probes turns active health probes on ("probes"; see WithProbes). nil means no
 	// probes; an empty object in the file ("probes": {}) means probes with the defaults.
 	Probes *ProbePolicy `json:"probes"`
+	// Glossaries are named glossaries ("glossaries"; see GlossaryConfig and
+	// WithGlossaries): at most 1000.
+	Glossaries []GlossaryConfig `json:"glossaries"`
 }
 
 // CacheConfig is the "cache" section of a Config. Zero fields mean the default written
@@ -326,7 +329,8 @@ func (cfg *Config) apply(o *options) error {
 		p := *cfg.Probes
 		o.probes = &p
 	}
-	return nil
+	o.content.glossaries, o.content.defaults, err = cfg.glossaries()
+	return err
 }
 
 // check validates cfg as ParseConfig and New do and builds its engines.
@@ -390,7 +394,8 @@ func (cfg *Config) checkPolicies() error {
 			return relabel("probes", err)
 		}
 	}
-	return nil
+	_, _, err := cfg.glossaries()
+	return err
 }
 
 // Build builds the engine ec describes through its registered type, with its profile: the

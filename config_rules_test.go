@@ -29,7 +29,7 @@ type newRule struct {
 // ParseConfig both apply each, and that no rule in the source is missing here.
 func newRules() []newRule {
 	return slices.Concat(engineListRules(), topLevelRules(), retryRules(), breakerRules(),
-		routingRules(), probeRules(), profileRules(), codeOnlyRules(), limitRules(), tenantRules())
+		routingRules(), probeRules(), profileRules(), codeOnlyRules(), limitRules(), tenantRules(), contentRules())
 }
 
 func retryOpts(p RetryPolicy) []Option     { return []Option{WithRetry(p)} }

@@ -132,7 +132,8 @@
 // # Caching
 //
 // Answers are cached in process (golang-lru/v2; WithCache, by default 10 000 entries fresh
-// for 24h) under a key of the text, languages, scene, style and pinned engine. Every entry
+// for 24h) under a key of the text, languages, scene, style, format, glossary revision
+// (Result.Glossary) and pinned engine. Every entry
 // keeps the engine that made it, and every hit names it in Result.Engine. An answer from a
 // degradation path (a fallback engine) is cached as such: its hits are Degraded, and it is
 // fresh for one minute at most, so the preferred engine answers again soon after it is
@@ -142,7 +143,8 @@
 // RequestID within 10 seconds is answered from its first call, so a retried request is
 // never billed twice: it gets the first answer, or the first failure when that may have
 // been billed (timeout, bad output), while a failure that cost nothing (429, 503, a call
-// never made) is retried. An id is bound to its request's text, languages, scene and style:
+// never made) is retried. An id is bound to its request's text, languages, scene, style,
+// format and glossary revision:
 // reused for another text or target it is a new request, never answered with the first
 // one's translation. Request.NoCache skips the cache for one request; WithoutCache turns it
 // off.

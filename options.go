@@ -145,7 +145,8 @@ type options struct {
 	clock            Clock
 	batchConcurrency int
 	store            Store
-	configs          int // WithConfig options applied: New notes where the last one is (reloadOptions)
+	configs          int            // WithConfig options applied: New notes where the last one is (reloadOptions)
+	content          contentOptions // content.go: glossaries and placeholders
 }
 
 func defaultOptions() options {

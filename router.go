@@ -166,6 +166,7 @@ type request struct {
 	avoid    string        // TranslateBatch: the engine a packed text came back bad from
 	sink     *streamSink   // TranslateStream: where a streaming engine's partial text goes; nil otherwise
 	tenant   *tenantBudget // Tenant's own budget; nil when it has none
+	fid      *content      // content.go: the request's fidelity pipeline; nil on the plain path
 }
 
 // set is a small bitset of engine indices.
@@ -297,13 +298,14 @@ const (
 	reasonLegal
 	reasonChat
 	reasonQuotaOut // out until its quota period ends: the vendor's or the Store's refusal
+	reasonFormat   // cannot serve the request's format, natively or masked (content.go)
 )
 
 var reasonText = [...]string{"", "set aside (unauthorized)", "in maintenance (failed probes)",
 	"out (Retry-After or vendor rate limits)", "breaker open", "health below MinHealth",
 	"quota left smaller than the text", "pair not supported", "region not allowed",
 	"premium engine, normal priority", "budget", "legal scene needs quality >= LegalMinQuality",
-	"chat scene needs recent latency <= ChatMaxLatency", "out (quota exhausted)"}
+	"chat scene needs recent latency <= ChatMaxLatency", "out (quota exhausted)", "format not served"}
 
 // reasonKind is the Kind of a pinned engine's skip for a reason.
 func reasonKind(why reason) Kind {
@@ -312,7 +314,7 @@ func reasonKind(why reason) Kind {
 		return KindUnauthorized
 	case reasonQuota, reasonQuotaOut:
 		return KindQuotaExhausted
-	case reasonPair, reasonRegion:
+	case reasonPair, reasonRegion, reasonFormat:
 		return KindUnsupported
 	case reasonBudget:
 		return KindBudgetExceeded
@@ -356,8 +358,9 @@ func (c *Client) exclude(e *engine, v *view, r *request, now int64, budgetFrac f
 		return reasonQuota, false
 	case !e.supports(r.srcID, r.tgt.ID):
 		return reasonPair, false
-	case len(r.Regions) > 0 && !regionAllowed(e.prof.Region, r.Regions):
-		return reasonRegion, false
+	}
+	if why := placeRule(e, r); why != reasonNone {
+		return why, false
 	}
 	if why := c.classRule(e, r, budgetFrac); why != reasonNone {
 		return why, false
@@ -384,6 +387,18 @@ func outOfService(e *engine, now int64) reason {
 			return reasonQuotaOut
 		}
 		return reasonOff
+	}
+	return reasonNone
+}
+
+// placeRule returns why r may not go to e whatever its state: a region it does not allow,
+// a format e cannot serve (content.go); reasonNone if it may.
+func placeRule(e *engine, r *request) reason {
+	switch {
+	case len(r.Regions) > 0 && !regionAllowed(e.prof.Region, r.Regions):
+		return reasonRegion
+	case r.fid != nil && !r.fid.p.Serves(e.prof.Native):
+		return reasonFormat
 	}
 	return reasonNone
 }

@@ -106,10 +106,14 @@ func (c *Client) storeSettle(w *walk, e *engine, l *lease, out *EngineResult, er
 	if sent {
 		s.Credits, s.Chars = cost, chars
 	}
-	single := len(w.j.split.Parts) == 1
+	var text string
+	single := false
+	if err == nil {
+		text, single = w.storedText(out)
+	}
 	switch {
 	case err == nil && single:
-		s.Answer = &StoredAnswer{Text: out.Texts[0], Engine: e.name, Source: out.Source.String()}
+		s.Answer = &StoredAnswer{Text: text, Engine: e.name, Source: out.Source.String()}
 		if w.r.src != nil {
 			s.Answer.Source = w.r.src.Canon
 		}
@@ -154,8 +158,8 @@ func (c *Client) storeKey(r *request) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// contentDigest hashes r's text with the full language keys, scene and style: the same in
-// every process.
+// contentDigest hashes r's text with the full language keys, scene and style, and the
+// format and glossary revision when they are not text and none: the same in every process.
 func contentDigest(r *request) [sha256.Size]byte {
 	h := sha256.New()
 	src := ""
@@ -165,6 +169,9 @@ func contentDigest(r *request) [sha256.Size]byte {
 	for _, f := range []string{src, r.tgt.Full, strconv.Itoa(int(r.Scene)), strconv.Itoa(int(r.Style))} {
 		h.Write([]byte(f))
 		h.Write([]byte{0})
+	}
+	if rev := r.revision(); r.key.format != FormatText || rev != "" { // content.go: markup and glossary change the answer
+		h.Write([]byte(r.key.format.String() + "\x00" + rev + "\x00"))
 	}
 	h.Write([]byte(r.Text))
 	var sum [sha256.Size]byte

@@ -75,6 +75,10 @@ func (c *Client) TranslateStream(ctx context.Context, req Request) iter.Seq2[Chu
 			yield(Chunk{}, ErrClosed)
 			return
 		}
+		if err := streamable(&req); err != nil {
+			yield(Chunk{}, err)
+			return
+		}
 		if err := c.prepare(&req, &request{}, c.now()); err != nil {
 			yield(Chunk{}, err)
 			return

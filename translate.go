@@ -48,6 +48,17 @@ type Request struct {
 	// tenant, and a tenant without a budget of its own spends the Client's only. At most 64
 	// ASCII letters, digits and - _ . : @ /; anything else is KindInvalidInput.
 	Tenant string
+	// Format is what Text is: FormatText (default), FormatHTML or FormatXML. Markup is
+	// kept: an engine that takes the format natively (Profile.Native) gets it as is, any
+	// other gets the tags masked; either way the structure is checked on the way back
+	// (package fidelity says what is protected). Placeholders (WithPlaceholders) are
+	// protected in every format.
+	Format Format
+	// Glossary names the glossary (WithGlossaries, Config.Glossaries) for the request's
+	// pair; "" means the pair's default glossary, if one is set, and NoGlossary ("-")
+	// none. Its terms are enforced and checked: an answer that misses one fails over. A
+	// named glossary needs a Source; a request that detects its source gets no default.
+	Glossary string
 }
 
 // Result is a translation and how it was made. Treat it as read-only: a fresh cache hit
@@ -67,6 +78,9 @@ type Result struct {
 	// the entry was stored and shared by every such hit.
 	RequestID string
 	Attempts  []Attempt // every engine call, and every chosen engine skipped at call time, in order
+	// Glossary is the revision (glossary.Glossary.Revision) of the glossary whose terms
+	// the text holds: the pinned terminology revision, part of the cache key. "" for none.
+	Glossary string
 }
 
 // Attempt is one engine call made for a request, or one chosen engine skipped at call time
@@ -318,6 +332,10 @@ func (c *Client) run(ctx context.Context, r *request, b *resultBuf, stale *cache
 	sc.part[0] = r.Text
 	sc.j = job{split: segment.Segments{Parts: sc.part[:], Seps: sc.sep[:]}, out: sc.out[:0], by: sc.eng[:0]}
 	w.j = &sc.j
+	if r.fid != nil {
+		sc.j.fid = &contentJob{c: r.fid, src: r.Text}
+		res.Glossary = r.revision()
+	}
 	if res, err, long := w.runLong(res); long {
 		return res, err
 	}
@@ -486,6 +504,9 @@ func (c *Client) prepare(req *Request, r *request, now int64) error {
 	}
 	r.chars = chars
 	r.key = r.keyFields()
+	if err := c.prepareContent(req, r); err != nil {
+		return err
+	}
 	r.hash = r.key.hash(maphash.String(c.hashSeed, req.Text))
 	if req.UserID != "" {
 		r.userHash = maphash.String(c.hashSeed, req.UserID)
