@@ -69,6 +69,9 @@ type Config struct {
 	// Probes turns active health probes on ("probes"; see WithProbes). nil means no
 	// probes; an empty object in the file ("probes": {}) means probes with the defaults.
 	Probes *ProbePolicy `json:"probes"`
+	// Memory turns the translation memory on ("memory"; see WithMemory). nil means none;
+	// an empty object in the file ("memory": {}) means a memory with the defaults.
+	Memory *MemoryPolicy `json:"memory"`
 }
 
 // CacheConfig is the "cache" section of a Config. Zero fields mean the default written
@@ -326,6 +329,11 @@ func (cfg *Config) apply(o *options) error {
 		p := *cfg.Probes
 		o.probes = &p
 	}
+	o.memory = nil
+	if cfg.Memory != nil {
+		m := *cfg.Memory
+		o.memory = &m
+	}
 	return nil
 }
 
@@ -388,6 +396,11 @@ func (cfg *Config) checkPolicies() error {
 	if cfg.Probes != nil {
 		if err := cfg.Probes.validate(); err != nil {
 			return relabel("probes", err)
+		}
+	}
+	if cfg.Memory != nil {
+		if field, msg := outOfRange(*cfg.Memory); field != "" {
+			return invalidAt("memory."+snake(field), msg)
 		}
 	}
 	return nil

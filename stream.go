@@ -134,7 +134,7 @@ type segmentDone struct {
 }
 
 func newStream(ctx context.Context, c *Client, req Request) *stream {
-	s := &stream{c: c, req: req, doc: splitDocument(req.Text, streamLimit(c.cfg.Load())), conc: c.batchConc,
+	s := &stream{c: c, req: req, doc: c.docSplit(req.Text, streamLimit(c.cfg.Load())), conc: c.batchConc,
 		poke: make(chan struct{}, 1)}
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	n := len(s.doc.Parts)

@@ -67,6 +67,13 @@ type Result struct {
 	// the entry was stored and shared by every such hit.
 	RequestID string
 	Attempts  []Attempt // every engine call, and every chosen engine skipped at call time, in order
+	// FromMemory: the text came from the translation memory (WithMemory); MemoryScore is the
+	// match's similarity, 1 for exact. For a document, when every segment did (the lowest).
+	FromMemory  bool
+	MemoryScore float64
+	// Segments says where each segment of a document came from (WithMemory); nil for a
+	// text translated as one.
+	Segments []Segment
 }
 
 // Attempt is one engine call made for a request, or one chosen engine skipped at call time
@@ -105,6 +112,7 @@ type Client struct {
 	hedge     hedgeTokens
 	runner    *deadline.Runner // runs engine calls, so that requests keep their deadline
 	store     Store
+	mem       *tmem // the translation memory; nil: off (memory.go)
 	// sharedSpent is the shared budget's spend as the Store last reported it (float64 bits).
 	sharedSpent atomic.Uint64
 	ramps       rampState // canary analysis: the baseline and the OnCanaryStep listeners (ramp.go)
@@ -131,6 +139,13 @@ func New(opts ...Option) (*Client, error) {
 	c.runner = deadline.NewRunner(c.stop)
 	if !o.noCache {
 		c.cache = newCache(o.cacheEntries, int64(o.cacheTTL))
+	}
+	if o.memory != nil {
+		m, err := newMemory(o.memory)
+		if err != nil {
+			return nil, err
+		}
+		c.mem = m
 	}
 	obs, err := newObserver(c, o)
 	if err != nil {
@@ -180,6 +195,11 @@ func (c *Client) now() int64 {
 // when ctx was canceled. It returns by the deadline (or ctx's) plus 20ms whatever the
 // engines do.
 func (c *Client) Translate(ctx context.Context, req Request) (*Result, error) {
+	if c.mem != nil {
+		if res, err, ok := c.translateDocument(ctx, &req); ok {
+			return res, err
+		}
+	}
 	return c.do(ctx, &req, nil)
 }
 
@@ -255,6 +275,9 @@ func (c *Client) translate(ctx context.Context, r *request, now int64, sc *scrat
 	if r.t0.IsZero() {
 		r.t0 = time.Now()
 	}
+	if hit := c.memoryHit(ctx, r, r.t0); hit != nil {
+		return hit, nil
+	}
 	b := c.newResult(r.RequestID)
 	f, lead := c.flights.join(r, &b.fl)
 	if !lead {
@@ -324,7 +347,7 @@ func (c *Client) run(ctx context.Context, r *request, b *resultBuf, stale *cache
 	err := w.run()
 	res.Attempts = w.attempts
 	if err != nil {
-		return nil, err
+		return c.memoryDegrade(ctx, r, res, err, r.t0)
 	}
 	return w.result(res)
 }
