@@ -31,6 +31,17 @@ func memClient(t *testing.T, p translate.MemoryPolicy, engines ...*fake.Engine) 
 	return newClient(t, opts...)
 }
 
+// sent lists the texts the engines received.
+func sent(engines ...*fake.Engine) []string {
+	var out []string
+	for _, e := range engines {
+		for _, r := range e.Requests() {
+			out = append(out, r.Texts...)
+		}
+	}
+	return out
+}
+
 // sentTexts counts the texts the engines received.
 func sentTexts(engines ...*fake.Engine) int {
 	n := 0
@@ -179,31 +190,52 @@ func TestMemoryDegradedNotKept(t *testing.T) {
 	if res.FromMemory || res.FromCache || res.Text != "[es] Add to cart for 8 €." {
 		t.Errorf("after the engine is back: %+v", provOf(res))
 	}
+
+	// A fallback engine's answer is degraded: not kept either.
+	p, f := fake.New("p"), fake.New("f")
+	c = newClient(t, translate.WithClock(newClock()), translate.WithMemory(translate.MemoryPolicy{}),
+		translate.WithEngine(p, translate.Profile{}), translate.WithEngine(f, translate.Profile{FallbackOnly: true}))
+	p.Down(translate.KindUnavailable)
+	if res := mustTranslate(t, c, req("Fallback text.")); !res.Degraded || res.Engine != "f" {
+		t.Fatalf("fallback: %+v", provOf(res))
+	}
+	var tmx bytes.Buffer
+	if err := c.ExportMemory(&tmx); err != nil || strings.Contains(tmx.String(), "Fallback") {
+		t.Errorf("a fallback engine's answer was kept (%v):\n%s", err, tmx.String())
+	}
 }
 
 // TestMemoryPinAndRegions: a pin without fallback takes only its engine's entries; a
 // request limited to regions only entries of an engine in them.
 func TestMemoryPinAndRegions(t *testing.T) {
-	a, b := fake.New("a"), fake.New("b")
-	c := newClient(t, translate.WithClock(newClock()), translate.WithMemory(translate.MemoryPolicy{}),
-		translate.WithEngine(a, translate.Profile{Region: "eu"}), translate.WithEngine(b, translate.Profile{Region: "us"}))
-	r := req("Pinned text.")
-	r.Engine = "a"
-	mustTranslate(t, c, r)
-	r.Engine = "b"
-	if res := mustTranslate(t, c, r); res.FromMemory || res.Engine != "b" {
-		t.Errorf("pinned to b: %+v", provOf(res))
+	tests := []struct {
+		name     string
+		engine   string
+		fallback bool
+		regions  []string
+		memory   bool
+	}{
+		{"pinned to a", "a", false, nil, true},
+		{"pinned to b", "b", false, nil, false},
+		{"pinned to b with fallback", "b", true, nil, true},
+		{"regions eu", "", false, []string{"eu"}, true},
+		{"regions us", "", false, []string{"us"}, false},
 	}
-	r.Engine, r.AllowFallback = "b", true
-	if res := mustTranslate(t, c, r); !res.FromMemory {
-		t.Errorf("pinned to b with fallback: %+v", provOf(res))
-	}
-	r = req("Pinned text.")
-	r.Regions = []string{"us"}
-	// b's own translation was kept too (the pinned call); a's is the one replaced: the
-	// latest engine answer wins.
-	if res := mustTranslate(t, c, r); res.FromMemory && res.Engine != "b" {
-		t.Errorf("regions us: %+v", provOf(res))
+	for _, tt := range tests {
+		a, b := fake.New("a"), fake.New("b")
+		c := newClient(t, translate.WithClock(newClock()), translate.WithMemory(translate.MemoryPolicy{}),
+			translate.WithEngine(a, translate.Profile{Region: "eu"}), translate.WithEngine(b, translate.Profile{Region: "us"}))
+		r := req("Pinned text.")
+		r.Engine = "a"
+		mustTranslate(t, c, r)
+		r.Engine, r.AllowFallback, r.Regions = tt.engine, tt.fallback, tt.regions
+		res := mustTranslate(t, c, r)
+		if res.FromMemory != tt.memory || (a.Calls()+b.Calls() == 1) != tt.memory {
+			t.Errorf("%s: %+v after %d calls", tt.name, provOf(res), a.Calls()+b.Calls())
+		}
+		if res.FromMemory && res.Engine != "a" {
+			t.Errorf("%s: engine %q", tt.name, res.Engine)
+		}
 	}
 }
 
@@ -228,8 +260,8 @@ func TestMemoryDocument(t *testing.T) {
 	}
 	a.Reset()
 	res := mustTranslate(t, c, req(text))
-	if n := sentTexts(a); n != 1 {
-		t.Errorf("sent %d texts, want 1", n)
+	if diff := cmp.Diff([]string{lines[7]}, sent(a)); diff != "" {
+		t.Errorf("sent (-want +got):\n%s", diff)
 	}
 	want := strings.ReplaceAll(text, "Paragraph", "[es] Paragraph")
 	if res.Text != want {
@@ -292,8 +324,8 @@ func TestMemoryBatchAndStream(t *testing.T) {
 			t.Errorf("batch %d: %+v, %v", i, out.Result, out.Err)
 		}
 	}
-	if n := sentTexts(a); n != 2 {
-		t.Errorf("batch sent %d texts, want 2", n)
+	if diff := cmp.Diff(lines[8:], sent(a)); diff != "" {
+		t.Errorf("batch sent (-want +got):\n%s", diff)
 	}
 
 	a.Reset()
@@ -306,8 +338,8 @@ func TestMemoryBatchAndStream(t *testing.T) {
 			b.WriteString(ch.Text)
 		}
 	}
-	if n := sentTexts(a); n != 1 {
-		t.Errorf("stream sent %d texts, want 1", n)
+	if diff := cmp.Diff([]string{"One more line."}, sent(a)); diff != "" {
+		t.Errorf("stream sent (-want +got):\n%s", diff)
 	}
 	if want := strings.ReplaceAll(text+"One more line.", "Paragraph", "[es] Paragraph"); !strings.HasPrefix(b.String(), want[:len(want)-len("One more line.")]) {
 		t.Errorf("stream text %q", b.String())

@@ -61,15 +61,17 @@ type Result struct {
 	Latency   time.Duration
 	Cost      float64 // credits charged for this request
 	FromCache bool
-	Degraded  bool // served by a degradation path: stale cache or a fallback-only engine
+	Degraded  bool // served by a degradation path: stale cache, a fallback-only engine or a fuzzy memory match
+	// FromMemory: the text came from the translation memory (WithMemory); for a document,
+	// every segment did.
+	FromMemory bool
 	// RequestID is the request's RequestID, or one generated when the request had none. A
 	// fresh cache hit without a RequestID of its own gets the cache entry's id, generated when
 	// the entry was stored and shared by every such hit.
 	RequestID string
 	Attempts  []Attempt // every engine call, and every chosen engine skipped at call time, in order
-	// FromMemory: the text came from the translation memory (WithMemory); MemoryScore is the
-	// match's similarity, 1 for exact. For a document, when every segment did (the lowest).
-	FromMemory  bool
+	// MemoryScore is, with FromMemory, the match's similarity: 1 for exact, the lowest of its
+	// segments' for a document.
 	MemoryScore float64
 	// Segments says where each segment of a document came from (WithMemory); nil for a
 	// text translated as one.
