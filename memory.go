@@ -38,7 +38,9 @@ type MemoryPolicy struct {
 //     p.FuzzyFirst it answers before the engines instead (not Degraded).
 //   - A document (a text of several lines) given to Translate is cut into segments (each
 //     line, cut further at TranslateStream's segment size); the segments already in memory
-//     are not sent again, and the others go to the engines as TranslateBatch sends them.
+//     are not sent again, and the others go to the engines as TranslateBatch sends them
+//     (a segment's RequestID is the request's followed by "#" and the segment's index). A
+//     text of more than 1,000 segments is translated as one, as without the memory.
 //     Result.Segments says where each segment came from. TranslateStream cuts its segments
 //     the same way when the memory is on, and TranslateBatch looks each request up.
 //
@@ -262,6 +264,11 @@ func (c *Client) docSplit(text string, limit int) segment.Segments {
 	return splitDocument(text, limit)
 }
 
+// maxDocumentSegments bounds the segments of a document Translate answers segment by
+// segment: a text of more lines goes to the engines as one text (see longtext.go), so that
+// a text of many tiny lines cannot turn into as many calls.
+const maxDocumentSegments = 1000
+
 // translateDocument translates a text of several memory segments (see WithMemory): the
 // known ones from the memory, the others through TranslateBatch. It reports false when req
 // is no such document, or takes no part in the memory.
@@ -274,8 +281,11 @@ func (c *Client) translateDocument(ctx context.Context, req *Request) (*Result, 
 		return nil, nil, false // Translate reports it
 	}
 	k, ok := c.memoryKey(&head)
+	if !ok {
+		return nil, nil, false
+	}
 	doc := memorySplit(req.Text, streamLimit(head.s))
-	if !ok || len(doc.Parts) < 2 {
+	if len(doc.Parts) < 2 || len(doc.Parts) > maxDocumentSegments {
 		return nil, nil, false
 	}
 	t0 := time.Now()

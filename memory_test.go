@@ -276,6 +276,15 @@ func TestMemoryDocument(t *testing.T) {
 		t.Errorf("segments from memory (-want +got):\n%s\nresult %+v", diff, provOf(res))
 	}
 
+	// With a RequestID: the segment sent carries the document's id and its index.
+	a.Reset()
+	r := req(strings.Replace(text, lines[2], "A new second paragraph.", 1))
+	r.RequestID = "doc-1"
+	res = mustTranslate(t, c, r)
+	if got := a.Requests(); len(got) != 1 || got[0].RequestID != "doc-1#2" || res.RequestID != "doc-1" {
+		t.Errorf("request ids: sent %+v, result %q", got, res.RequestID)
+	}
+
 	// Again: every segment is known now, nothing is sent.
 	a.Reset()
 	res = mustTranslate(t, c, req(text))
