@@ -307,6 +307,14 @@ func TestMemoryDocumentFirstTime(t *testing.T) {
 	if got := mustTranslate(t, c, req(lines[3])); !got.FromMemory {
 		t.Errorf("a document's line is not kept: %+v", provOf(got))
 	}
+
+	// A text of more than 1,000 lines goes as one text, not as a call per line.
+	a.Reset()
+	many := strings.Repeat("x\n", 1001)
+	if res := mustTranslate(t, c, req(many)); a.Calls() != 1 || res.Segments != nil {
+		t.Errorf("1,001 lines: %d calls, %d segments", a.Calls(), len(res.Segments))
+	}
+
 	a.Down(translate.KindUnauthorized)
 	if _, err := c.Translate(context.Background(), req(text+"\nA new line.")); translate.KindOf(err) != translate.KindUnauthorized {
 		t.Errorf("a new line with the engine down: %v", err)
@@ -345,6 +353,9 @@ func TestMemoryBatchAndStream(t *testing.T) {
 		}
 		if !ch.Partial {
 			b.WriteString(ch.Text)
+			if ch.FromMemory != (ch.Segment < 10) {
+				t.Errorf("stream chunk %d: FromMemory %v", ch.Segment, ch.FromMemory)
+			}
 		}
 	}
 	if diff := cmp.Diff([]string{"One more line."}, sent(a)); diff != "" {

@@ -237,7 +237,8 @@ func (s *stream) translate(i int) {
 // final is the chunk of a translated segment: its text with the source's white space
 // around it.
 func (s *stream) final(d segmentDone) Chunk {
-	return Chunk{Segment: d.i, Text: s.lead(d.i) + d.res.Text + s.doc.Seps[d.i], Engine: d.res.Engine}
+	return Chunk{Segment: d.i, Text: s.lead(d.i) + d.res.Text + s.doc.Seps[d.i], Engine: d.res.Engine,
+		FromMemory: d.res.FromMemory}
 }
 
 // lead is the white space before segment i that belongs to its chunks: the text's leading
