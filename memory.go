@@ -21,7 +21,11 @@ type MemoryPolicy struct {
 	// 0.5..1; 0 means 0.95 (one edit in twenty code points). 1 turns fuzzy matches off.
 	Threshold float64
 	// FuzzyFirst serves a fuzzy match before the engines are asked, as an exact match is;
-	// without it a fuzzy match only answers when every engine failed (Degraded).
+	// without it a fuzzy match only answers when every engine failed (Degraded). A fuzzy
+	// search compares the text with every entry of its language pair within reach of its
+	// length: about 2.5ms for 10,000 entries of some 30 characters
+	// (BenchmarkMemoryMissFuzzyFirst), paid by every miss with FuzzyFirst and by every
+	// request that fails over to the memory without it.
 	FuzzyFirst bool
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -474,5 +475,52 @@ func TestMemoryConfig(t *testing.T) {
 	mustTranslate(t, c, req("Configured."))
 	if res := mustTranslate(t, c, req("Configured.")); !res.FromMemory {
 		t.Errorf("config's memory off: %+v", provOf(res))
+	}
+}
+
+// BenchmarkMemoryHit is an exact memory hit (no cache): what a known segment costs.
+func BenchmarkMemoryHit(b *testing.B) {
+	c := benchClient(b, translate.WithoutCache(), translate.WithMemory(translate.MemoryPolicy{}))
+	ctx := context.Background()
+	if _, err := c.Translate(ctx, benchReq); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if res, err := c.Translate(ctx, benchReq); err != nil || !res.FromMemory {
+			b.Fatal(res, err)
+		}
+	}
+}
+
+// BenchmarkMemoryMissFuzzyFirst is a miss with FuzzyFirst over a full memory (10,000
+// entries of the request's pair, none similar: each is compared with the text), and the
+// answer kept.
+func BenchmarkMemoryMissFuzzyFirst(b *testing.B) {
+	c := benchClient(b, translate.WithoutCache(), translate.WithMemory(translate.MemoryPolicy{FuzzyFirst: true}))
+	ctx := context.Background()
+	var tmx strings.Builder
+	tmx.WriteString(`<tmx version="1.4"><header srclang="en"/><body>`)
+	for i := range 10_000 {
+		fmt.Fprintf(&tmx, `<tu><tuv xml:lang="en"><seg>Entry number %d of the memory.</seg></tuv><tuv xml:lang="es"><seg>x</seg></tuv></tu>`, i)
+	}
+	tmx.WriteString(`</body></tmx>`)
+	if n, _, err := c.ImportMemory(ctx, strings.NewReader(tmx.String())); err != nil || n != 10_000 {
+		b.Fatal(n, err)
+	}
+	texts := make([]string, 1<<15) // more than the memory keeps: each comes back evicted
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range texts {
+		texts[i] = fmt.Sprintf("%016x %016x", rng.Uint64(), rng.Uint64()) // random: no two alike
+	}
+	r := benchReq
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		r.Text = texts[i%len(texts)]
+		i++
+		if res, err := c.Translate(ctx, r); err != nil || res.FromMemory {
+			b.Fatal(res, err)
+		}
 	}
 }
