@@ -259,7 +259,7 @@ var settingTypes = map[string]reflect.Type{"Config": reflect.TypeFor[Config](), 
 	"RetryPolicy": reflect.TypeFor[RetryPolicy](), "BreakerPolicy": reflect.TypeFor[BreakerPolicy](),
 	"RoutingPolicy": reflect.TypeFor[RoutingPolicy](), "ProbePolicy": reflect.TypeFor[ProbePolicy](),
 	"Budget": reflect.TypeFor[Budget](), "Profile": reflect.TypeFor[Profile](), "Window": reflect.TypeFor[Window](),
-	"Ramp": reflect.TypeFor[Ramp](),
+	"Ramp":         reflect.TypeFor[Ramp](),
 	"MemoryPolicy": reflect.TypeFor[MemoryPolicy]()}
 
 // limitField is the field a key of limits names ("Profile.Quality").
