@@ -249,8 +249,11 @@ func (c *Client) unclaim(r *request, e *engine, now int64) {
 // remember stores a served request's answer in the cache (by names the engines that made
 // it) and, for a caller's RequestID, its first answer or error.
 func (c *Client) remember(r *request, res *Result, err error, by []string, now int64) {
-	if err == nil && c.cacheable(r) && !res.FromCache && res.Engine != "" {
+	if err == nil && c.cacheable(r) && !res.FromCache && !res.FromMemory && res.Engine != "" {
 		c.cache.put(r, res, by, now)
+	}
+	if c.mem != nil {
+		c.memorize(r, res, err)
 	}
 	switch {
 	case r.RequestID == "":

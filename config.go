@@ -72,6 +72,9 @@ type Config struct {
 	// Glossaries are named glossaries ("glossaries"; see GlossaryConfig and
 	// WithGlossaries): at most 1000.
 	Glossaries []GlossaryConfig `json:"glossaries"`
+	// Memory turns the translation memory on ("memory"; see WithMemory). nil means none;
+	// an empty object in the file ("memory": {}) means a memory with the defaults.
+	Memory *MemoryPolicy `json:"memory"`
 }
 
 // CacheConfig is the "cache" section of a Config. Zero fields mean the default written
@@ -329,6 +332,11 @@ func (cfg *Config) apply(o *options) error {
 		p := *cfg.Probes
 		o.probes = &p
 	}
+	o.memory = nil
+	if cfg.Memory != nil {
+		m := *cfg.Memory
+		o.memory = &m
+	}
 	o.content.glossaries, o.content.defaults, err = cfg.glossaries()
 	return err
 }
@@ -392,6 +400,11 @@ func (cfg *Config) checkPolicies() error {
 	if cfg.Probes != nil {
 		if err := cfg.Probes.validate(); err != nil {
 			return relabel("probes", err)
+		}
+	}
+	if cfg.Memory != nil {
+		if field, msg := outOfRange(*cfg.Memory); field != "" {
+			return invalidAt("memory."+snake(field), msg)
 		}
 	}
 	_, _, err := cfg.glossaries()

@@ -145,6 +145,7 @@ type options struct {
 	clock            Clock
 	batchConcurrency int
 	store            Store
+	memory           *MemoryPolicy  // WithMemory; nil: no translation memory
 	configs          int            // WithConfig options applied: New notes where the last one is (reloadOptions)
 	content          contentOptions // content.go: glossaries and placeholders
 }
@@ -319,6 +320,9 @@ var limits = map[string]limit{
 	"Ramp.MaxErrorRateDelta":        {0, 1, false},
 	"Ramp.MinQualityRatio":          {0, 1, false},
 	"Ramp.MaxLatencyRatio":          {1, 100, true},
+	"MemoryPolicy.MaxEntries":       {1, 1e7, true},
+	"MemoryPolicy.MaxBytes":         {1024, 1e10, true},
+	"MemoryPolicy.Threshold":        {0.5, 1, true},
 }
 
 // maxCacheEntries bounds the cache's size (CacheConfig.Entries, WithCache). The cache
@@ -415,6 +419,11 @@ func (o *options) validate() error {
 	}
 	if err := o.validateScalars(); err != nil {
 		return err
+	}
+	if o.memory != nil {
+		if err := checkLimits("MemoryPolicy.", *o.memory); err != nil {
+			return err
+		}
 	}
 	if o.probes != nil {
 		return o.probes.validate()

@@ -72,7 +72,10 @@ type Result struct {
 	Latency   time.Duration
 	Cost      float64 // credits charged for this request
 	FromCache bool
-	Degraded  bool // served by a degradation path: stale cache or a fallback-only engine
+	Degraded  bool // served by a degradation path: stale cache, a fallback-only engine or a fuzzy memory match
+	// FromMemory: the text came from the translation memory (WithMemory); for a document,
+	// every segment did.
+	FromMemory bool
 	// RequestID is the request's RequestID, or one generated when the request had none. A
 	// fresh cache hit without a RequestID of its own gets the cache entry's id, generated when
 	// the entry was stored and shared by every such hit.
@@ -81,6 +84,12 @@ type Result struct {
 	// Glossary is the revision (glossary.Glossary.Revision) of the glossary whose terms
 	// the text holds: the pinned terminology revision, part of the cache key. "" for none.
 	Glossary string
+	// MemoryScore is, with FromMemory, the match's similarity: 1 for exact, the lowest of its
+	// segments' for a document.
+	MemoryScore float64
+	// Segments says where each segment of a document came from (WithMemory); nil for a
+	// text translated as one.
+	Segments []Segment
 }
 
 // Attempt is one engine call made for a request, or one chosen engine skipped at call time
@@ -119,6 +128,7 @@ type Client struct {
 	hedge     hedgeTokens
 	runner    *deadline.Runner // runs engine calls, so that requests keep their deadline
 	store     Store
+	mem       *tmem // the translation memory; nil: off (memory.go)
 	// sharedSpent is the shared budget's spend as the Store last reported it (float64 bits).
 	sharedSpent atomic.Uint64
 	ramps       rampState // canary analysis: the baseline and the OnCanaryStep listeners (ramp.go)
@@ -145,6 +155,13 @@ func New(opts ...Option) (*Client, error) {
 	c.runner = deadline.NewRunner(c.stop)
 	if !o.noCache {
 		c.cache = newCache(o.cacheEntries, int64(o.cacheTTL))
+	}
+	if o.memory != nil {
+		m, err := newMemory(o.memory)
+		if err != nil {
+			return nil, err
+		}
+		c.mem = m
 	}
 	obs, err := newObserver(c, o)
 	if err != nil {
@@ -194,6 +211,11 @@ func (c *Client) now() int64 {
 // when ctx was canceled. It returns by the deadline (or ctx's) plus 20ms whatever the
 // engines do.
 func (c *Client) Translate(ctx context.Context, req Request) (*Result, error) {
+	if c.mem != nil {
+		if res, err, ok := c.translateDocument(ctx, &req); ok {
+			return res, err
+		}
+	}
 	return c.do(ctx, &req, nil)
 }
 
@@ -269,6 +291,9 @@ func (c *Client) translate(ctx context.Context, r *request, now int64, sc *scrat
 	if r.t0.IsZero() {
 		r.t0 = time.Now()
 	}
+	if hit := c.memoryHit(ctx, r, r.t0); hit != nil {
+		return hit, nil
+	}
 	b := c.newResult(r.RequestID)
 	f, lead := c.flights.join(r, &b.fl)
 	if !lead {
@@ -342,7 +367,7 @@ func (c *Client) run(ctx context.Context, r *request, b *resultBuf, stale *cache
 	err := w.run()
 	res.Attempts = w.attempts
 	if err != nil {
-		return nil, err
+		return c.memoryDegrade(ctx, r, res, err, r.t0)
 	}
 	return w.result(res)
 }
