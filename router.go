@@ -54,6 +54,7 @@ type engineState struct {
 	nameHash uint64
 	tel      *engineTel
 	h        health.Counters
+	pairs    health.Pairs // bad-output rate per language pair (quality.go)
 	fold     foldState
 
 	flags       atomic.Uint32 // flagSetAside, flagMaintenance, flagIsolate
@@ -466,6 +467,9 @@ func (c *Client) filter(r *request, tried *set, s stage, now int64, dst []candid
 // exp(styleBonus/T) for a Formal or Casual request when it restyles, times quotaWeight.
 func (e *engine) weightFor(v *view, r *request, now int64) float64 {
 	w := v.weight[r.Scene] * e.pairFactor(r.srcID, r.tgt.ID, r.Scene)
+	if !e.pairs.Clean() { // live quality signals (quality.go)
+		w *= e.liveFactor(r)
+	}
 	if r.Style != StyleDefault {
 		w *= v.restyle
 	}
