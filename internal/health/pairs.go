@@ -53,13 +53,17 @@ type PairState struct {
 }
 
 // Pairs folds one engine's bad-output rate per language pair (keys are opaque, e.g.
-// lang.PairKey). Record is lock-free and allocation-free for a tracked pair; Fold, MarkDown
-// and Passed publish a new standing that State reads lock-free. The zero value is ready; it
-// is safe for concurrent use and must not be copied.
+// lang.PairKey; 0 is no pair). Record never allocates and takes a lock only to add a pair;
+// Fold, MarkDown and Passed publish a new standing that State reads lock-free. The zero
+// value is ready; it is safe for concurrent use and must not be copied.
 type Pairs struct {
-	_         [128]byte
-	stripes   [Stripes]pairStripe
-	idx       atomic.Pointer[map[uint64]int] // immutable: pair key -> slot
+	_       [128]byte
+	stripes [Stripes]pairStripe
+	// keys are the slots' pairs (0: free), scanned up to hi: a fixed table rather than a
+	// map, so that an engine's first call of a pair allocates nothing.
+	keys      [MaxPairs]atomic.Uint64
+	hi        atomic.Int32 // slots in use at most: the highest used slot + 1
+	used      atomic.Int32
 	std       atomic.Pointer[map[uint64]PairState]
 	untracked atomic.Int64
 	mu        sync.Mutex
@@ -81,44 +85,43 @@ func (p *Pairs) Record(key, pair uint64, bad bool) {
 }
 
 func (p *Pairs) slot(pair uint64) (int, bool) {
-	if m := p.idx.Load(); m != nil {
-		if i, ok := (*m)[pair]; ok {
-			return i, true
-		}
-		if len(*m) >= MaxPairs {
-			return 0, false // full: no lock for the pairs left out
-		}
+	if i := p.find(pair); i >= 0 {
+		return i, true
+	}
+	if pair == 0 || p.used.Load() >= MaxPairs {
+		return 0, false // full: no lock for the pairs left out
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.addLocked(pair)
 }
 
-// addLocked returns pair's slot, taking a free one if it has none; false when full.
-func (p *Pairs) addLocked(pair uint64) (int, bool) {
-	old := p.idx.Load()
-	if old != nil {
-		if i, ok := (*old)[pair]; ok {
-			return i, true
+// find returns pair's slot, -1 when it has none.
+func (p *Pairs) find(pair uint64) int {
+	for i := range p.keys[:p.hi.Load()] {
+		if p.keys[i].Load() == pair {
+			return i
 		}
 	}
+	return -1
+}
+
+// addLocked returns pair's slot, taking a free one if it has none; false when full.
+func (p *Pairs) addLocked(pair uint64) (int, bool) {
+	if i := p.find(pair); i >= 0 {
+		return i, true
+	}
 	free := slices.IndexFunc(p.slots[:], func(s slot) bool { return !s.used })
-	if free < 0 {
+	if free < 0 || pair == 0 {
 		return 0, false
 	}
 	p.slots[free] = slot{key: pair, used: true}
-	p.publishIndexLocked()
-	return free, true
-}
-
-func (p *Pairs) publishIndexLocked() {
-	m := make(map[uint64]int, MaxPairs)
-	for i, s := range p.slots {
-		if s.used {
-			m[s.key] = i
-		}
+	p.keys[free].Store(pair)
+	p.used.Add(1)
+	if int32(free) >= p.hi.Load() {
+		p.hi.Store(int32(free) + 1)
 	}
-	p.idx.Store(&m)
+	return free, true
 }
 
 // Untracked returns how many calls were not tracked because the table was full.
@@ -141,7 +144,6 @@ func (p *Pairs) take(i int) (calls, bad int64) {
 func (p *Pairs) Fold() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	freed := false
 	for i := range p.slots {
 		s := &p.slots[i]
 		if !s.used {
@@ -155,11 +157,9 @@ func (p *Pairs) Fold() {
 		}
 		if s.idle >= IdleFolds && s.rate == 0 && !s.probeDown {
 			*s = slot{}
-			freed = true
+			p.keys[i].Store(0) // a Record that found it just before may count one call astray
+			p.used.Add(-1)
 		}
-	}
-	if freed {
-		p.publishIndexLocked()
 	}
 	p.publishLocked()
 }

@@ -130,8 +130,16 @@ func TestPairsBounded(t *testing.T) {
 	if got := p.Untracked(); got != 10 {
 		t.Errorf("Untracked = %d after the idle pairs left, want still 10", got)
 	}
-	if n := len(*p.idx.Load()); n != 1 {
+	if n := p.used.Load(); n != 1 {
 		t.Errorf("%d pairs tracked, want 1", n)
+	}
+}
+
+func TestPairsRecordAllocatesNothing(t *testing.T) {
+	var p Pairs
+	pair := uint64(0)
+	if n := testing.AllocsPerRun(100, func() { pair++; p.Record(pair, pair, true) }); n != 0 {
+		t.Errorf("Record allocates %v times", n)
 	}
 }
 
