@@ -94,3 +94,46 @@ func TestAvailabilityRemembersFiveMinutes(t *testing.T) {
 		t.Errorf("availability at 0s, 1m, 3m, 5m (-want +got):\n%s\nall: %v", diff, fmt.Sprint(got))
 	}
 }
+
+// TestKnownAnswerChecks: the known-answer probe's request per pair, and its check.
+func TestKnownAnswerChecks(t *testing.T) {
+	c, _ := newFoldClient(t, "a")
+	id := func(tag string) int {
+		in, err := c.langs.Lookup(tag)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return in.ID
+	}
+	type probe struct{ Source, Target, Text string }
+	var got []probe
+	for _, pair := range [][2]int{{id("en"), id("ja")}, {0, id("de")}, {id("de"), id("zh-Hant")}, {id("ko"), id("en")}} {
+		r := c.knownRequest(uint64(pair[0])<<32 | uint64(pair[1]))
+		if r == nil {
+			got = append(got, probe{})
+			continue
+		}
+		got = append(got, probe{r.Source, r.tgt.Canon, r.Text})
+	}
+	want := []probe{
+		{"en", "ja", knownSentences["en"]},
+		{"", "de", knownSentences["en"]}, // a detected source is sent English
+		{"de", "zh-Hant", knownSentences["de"]},
+		{}, // no Korean sentence: not probed
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("known-answer requests (-want +got):\n%s", diff)
+	}
+
+	r := c.knownRequest(uint64(id("en"))<<32 | uint64(id("ja")))
+	answers := map[string]bool{
+		"ご注文 {id} の商品 3 点は本日発送されます。":        true,
+		"ご注文 {id} の商品三点は本日発送されます。":          false, // the number is lost
+		"[ja] Your order {id} with 3 items": false, // not in Japanese script
+	}
+	for answer, want := range answers {
+		if got := knownAnswer(r, answer); got != want {
+			t.Errorf("knownAnswer(%q) = %v, want %v", answer, got, want)
+		}
+	}
+}
