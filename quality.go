@@ -45,6 +45,23 @@ func (e *engine) liveFactor(r *request) float64 {
 	return f
 }
 
+// foldPairs folds e's pairs' bad-output rates.
+func (e *engine) foldPairs() {
+	e.pairs.Fold()
+	e.syncLive()
+}
+
+// syncLive sets flagLive, which the router reads beside the engine's other flags (the pair
+// table's own standing lies lines away), when some pair is not clean. Two updates at once
+// may leave it stale until the next fold.
+func (e *engine) syncLive() {
+	if e.pairs.Clean() {
+		e.clear(flagLive)
+	} else {
+		e.set(flagLive)
+	}
+}
+
 // recordCall records a call that tells something about the engine: a bad answer counts
 // against its pair's quality, any other failure against its availability, and a good
 // answer for both. Bad output is the pair's, not the engine's: an engine that garbles en-ja
@@ -171,6 +188,7 @@ func (c *Client) knownProbe(ctx context.Context, e *engine, r *request, pair uin
 			c.obs.warn("known-answer probe failed: the pair is marked down", e.name)
 		}
 	}
+	e.syncLive()
 }
 
 // knownAnswer checks a known-answer probe's answer beyond the usual output checks: every

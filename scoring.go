@@ -318,7 +318,7 @@ func (c *Client) maybeFold(now int64) {
 // minFoldCalls calls keeps its standing.
 func (c *Client) foldEngine(e *engine, now int64, secs float64) (from, to Pool, moved bool) {
 	s := e.h.Take()
-	e.pairs.Fold()
+	e.foldPairs() // quality.go
 	old := e.view.Load()
 	f := &e.fold
 	f.mu.Lock()
