@@ -68,17 +68,19 @@
 // pair, not its availability: each fold moves the pair's bad-output rate b by
 // w = ½·min(1, n/3) towards the fold's k/n (k bad answers of n calls; a fold with none halves
 // b; under 0.01 it is 0), and the engine's weight for the pair is multiplied by
-// exp(-q·b·0.40/Temperature), its pair quality q (PairQuality, else SceneQuality, else
-// Quality) lowered to q·(1-b). A pair whose b exceeds 1 - MinHealth (0.2), or on which a
+// exp(-q·b·Weights.Quality/Temperature): its pair quality q (PairQuality, else SceneQuality,
+// else Quality) lowered to q·(1-b). A pair whose b exceeds 1 - MinHealth (0.2), or on which a
 // known-answer probe failed, is down: its weight is multiplied by 1/1000 more, so it keeps a
 // trickle of the pair's traffic (all of it when nothing else serves the pair) while its other
 // pairs keep their share. An engine that starts garbling en-ja loses en-ja within one fold;
 // a down pair's rate halves at each fold it gets no calls, so it gets traffic again within
-// about three folds, and good answers then bring it back to its full share over a few more. With WithProbes each probe round also checks up to 4 pairs per engine (those
-// a probe marked down, then the busiest of the last fold) with a known sentence whose answer
-// must keep its placeholder and number, not echo, and be in the target's script: a wrong
-// answer marks the pair down at once, a right one lifts the mark. An engine tracks at most 32
-// pairs; a pair without calls for 30 folds leaves the table.
+// about three folds, and good answers then bring it back to its full share over a few more.
+// With WithProbes each probe round also checks up to 4 pairs per engine (those a probe marked
+// down, then the busiest of the last fold) with a known sentence whose answer must keep its
+// placeholder and number, not echo, and be in the target's script: a wrong answer marks the
+// pair down at once, a right one lifts the mark. An engine tracks at most 32 pairs; a pair
+// without calls for 30 folds leaves the table, and while the table is full a new pair has no
+// live standing.
 //
 // Three more rules of the seeds move weight. An engine with a Profile.Quota and 20% or less
 // of it left has its weight multiplied by left/(20% of Quota), so traffic moves to the others
