@@ -122,7 +122,7 @@ func (c *Client) settle(w *walk, e *engine, l *lease, out *EngineResult, err err
 	failed := err != nil && !caller && breakerFailure(kind)
 	c.breakerMoved(e, l.permit.record(!failed))
 	if err == nil || failed {
-		e.h.Record(w.r.hash, err == nil, w.ended.Sub(w.callStart()))
+		c.recordCall(w, e, err == nil, kind) // quality.go
 	}
 	if err == nil {
 		e.h.Served(w.r.hash)

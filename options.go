@@ -215,6 +215,10 @@ func WithBudget(b Budget) Option {
 // goes to PoolMaintenance and gets no traffic; the first probe that passes brings it back
 // (Engines reports the pool; both moves are logged as pool changes).
 //
+// Each round also makes known-answer probes of the language pairs that carry each engine's
+// traffic, up to 4 per engine (see Routing in the package doc): a wrong answer marks the
+// engine's pair down at once, without touching its other pairs.
+//
 // Probes cost money, so a round skips an engine when a probe would tell little or cost too
 // much: it answered 5 or more real calls since the last round; it is set aside, out of quota
 // or cooling down after a Retry-After; it has no rate-limit token or concurrency slot free;

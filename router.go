@@ -67,6 +67,9 @@ type engineState struct {
 	recoveryAt  atomic.Int64   // the last recovery probe (unix nanos; probe.go)
 	abandoned   atomic.Int32   // isolated calls still running after their deadline
 	trust       deadline.Trust // whether its calls may run inline (attempt.go)
+	// pairs is the bad-output rate per language pair (quality.go); last, so that its 5KB
+	// keep no hot field of the router away from the others.
+	pairs health.Pairs
 }
 
 // Engine flags: reasons an engine is out, or treated apart, until something changes.
@@ -74,6 +77,7 @@ const (
 	flagSetAside    uint32 = 1 << iota // unauthorized: out until a key check passes or a reconfiguration
 	flagMaintenance                    // failed probes: out until a probe passes
 	flagIsolate                        // overran a deadline once: calls run apart (failover.go)
+	flagLive                           // some pair's live standing is not clean (quality.go)
 )
 
 // flagsOut are the flags that keep an engine out of routing.
@@ -481,6 +485,9 @@ func (c *Client) filter(r *request, tried *set, s stage, now int64, dst []candid
 // exp(styleBonus/T) for a Formal or Casual request when it restyles, times quotaWeight.
 func (e *engine) weightFor(v *view, r *request, now int64) float64 {
 	w := v.weight[r.Scene] * e.pairFactor(r.srcID, r.tgt.ID, r.Scene)
+	if e.has(flagLive) { // live quality signals (quality.go)
+		w *= e.liveFactor(r)
+	}
 	if r.Style != StyleDefault {
 		w *= v.restyle
 	}

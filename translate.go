@@ -463,7 +463,7 @@ func (c *Client) Engines() []EngineStatus {
 		if now < e.outUntil.Load() && left != 0 {
 			left = 0
 		}
-		out[i] = EngineStatus{Name: e.name, Breaker: e.br.worst(), Pool: e.pool(), Health: liveHealth(e),
+		out[i] = EngineStatus{Name: e.name, Breaker: e.br.worst(), Pool: e.pool(), Health: liveHealth(e, now),
 			Score: v.score[SceneGeneral], QuotaLeft: left, SetAside: e.has(flagSetAside), LatencyEWMA: v.ewma}
 		if e.canary {
 			out[i].Canary = e.canaryShare()
