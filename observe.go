@@ -396,7 +396,7 @@ func (o *observer) requestEnd(ctx context.Context, span trace.Span, r *request, 
 		hit, degraded = res.FromCache, res.Degraded
 	}
 	set := &o.req[oc][b2i(hit)][b2i(degraded)]
-	o.reqN[oc][b2i(hit)][b2i(degraded)].Add(1)
+	o.reqN[oc][b2i(hit)][b2i(degraded)].AddAt(r.hash, 1)
 	if d > 0 || !hit { // a fresh cache hit reads no clock: it has no duration to record
 		o.requestDur.Record(ctx, d.Seconds(), set.rec...)
 	}
@@ -550,8 +550,8 @@ func (o *observer) decision(d time.Duration) {
 	o.decisionDur.Record(context.Background(), d.Seconds(), o.noAttrs.rec...)
 }
 
-func (o *observer) cacheLookup(hit bool) {
-	o.hitN[b2i(hit)].Add(1)
+func (o *observer) cacheLookup(r *request, hit bool) {
+	o.hitN[b2i(hit)].AddAt(r.hash, 1)
 }
 
 // degraded records an answer served by a degradation path: howStaleCache or

@@ -322,7 +322,7 @@ func (c *Client) lookup(r *request, now int64) (stale *cacheEntry, hit *Result) 
 	case len(r.Regions) > 0 && !e.allows(r.Regions):
 		e = nil // nor does a request limited to regions take text made outside them
 	}
-	c.obs.cacheLookup(e != nil && fresh)
+	c.obs.cacheLookup(r, e != nil && fresh)
 	if e != nil && fresh {
 		return nil, e.hit(r.RequestID)
 	}

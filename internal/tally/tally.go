@@ -5,7 +5,8 @@
 // here costs a few).
 //
 // A Counter spreads its sum over stripes, each on a cache line of its own, picked at random
-// per Add (the runtime's per-thread generator: no shared state), so that two cores adding
+// per Add (the runtime's per-thread generator: no shared state) or by the caller's key
+// (AddAt), so that two cores adding
 // at once do not make one line of memory bounce between them. Load sums the stripes: it
 // sees every Add that happened before it, and some of those that race with it.
 package tally
@@ -33,8 +34,12 @@ type Counter struct {
 	s [Stripes]line
 }
 
-// Add adds n (n ≥ 0).
+// Add adds n (n ≥ 0) to a stripe picked at random.
 func (c *Counter) Add(n uint64) { c.s[rand.Uint32()%Stripes].n.Add(n) }
+
+// AddAt adds n to the stripe key picks: cheaper than Add when the caller has a well-mixed
+// key at hand (a request's hash), which spreads the cores' adds as well.
+func (c *Counter) AddAt(key, n uint64) { c.s[key%Stripes].n.Add(n) }
 
 // Load returns the sum of every Add so far.
 func (c *Counter) Load() uint64 {

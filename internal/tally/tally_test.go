@@ -11,8 +11,12 @@ func TestCounterSumsConcurrentAdds(t *testing.T) {
 	var wg sync.WaitGroup
 	for g := range 8 {
 		wg.Go(func() {
-			for range 1000 {
-				c.Add(uint64(g + 1))
+			for i := range 1000 {
+				if i%2 == 0 {
+					c.Add(uint64(g + 1))
+				} else {
+					c.AddAt(uint64(i*g), uint64(g+1))
+				}
 			}
 		})
 	}
