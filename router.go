@@ -158,6 +158,7 @@ type request struct {
 	s        *setup      // the configuration the request is served under
 	avoid    string      // TranslateBatch: the engine a packed text came back bad from
 	sink     *streamSink // TranslateStream: where a streaming engine's partial text goes; nil otherwise
+	digest   storeDigest // with a Store: the content's digest, computed once (storecall.go)
 }
 
 // set is a small bitset of engine indices.

@@ -6,7 +6,10 @@ import (
 	"encoding/hex"
 	"math"
 	"strconv"
+	"sync"
 	"time"
+
+	"github.com/fanyi-go/translate/internal/lang"
 )
 
 // storeWait bounds how long a request waits on its Store for one step (Admit, Settle, Hold,
@@ -37,9 +40,9 @@ func (c *Client) storeAdmit(w *walk, e *engine, l *lease) error {
 	if w.j.next == 0 && len(w.j.split.Parts) == 1 {
 		a.CacheKey = c.storeKey(r)
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(w.ctx), min(storeWait, time.Until(w.deadline)))
+	ctx := newStoreCtx(w.ctx, time.Now().Add(min(storeWait, time.Until(w.deadline))))
 	got, err := c.store.Admit(ctx, a)
-	cancel()
+	ctx.release()
 	if err != nil {
 		c.obs.warn("store unreachable: call refused", e.name)
 		return &Error{Kind: KindUnavailable, Engine: e.name, Message: "skipped: shared state unreachable"}
@@ -121,11 +124,11 @@ func (c *Client) storeSettle(w *walk, e *engine, l *lease, out *EngineResult, er
 	if w.r.RequestID == "" && s.CacheKey == "" {
 		s.Answer = nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), storeWait)
-	defer cancel()
+	ctx := newStoreCtx(nil, time.Now().Add(storeWait))
 	if err := c.store.Settle(ctx, s); err != nil {
 		c.obs.warn("store unreachable: settlement left to the lease's expiry", e.name)
 	}
+	ctx.release()
 	l.store = ""
 }
 
@@ -149,26 +152,23 @@ func (c *Client) storeKey(r *request) string {
 	if !c.cacheable(r) || (r.pinned != nil && !r.AllowFallback) || len(r.Regions) > 0 {
 		return ""
 	}
-	sum := contentDigest(r)
-	return hex.EncodeToString(sum[:])
+	return r.digest.key(r)
 }
 
 // contentDigest hashes r's text with the full language keys, scene and style: the same in
 // every process.
 func contentDigest(r *request) [sha256.Size]byte {
-	h := sha256.New()
 	src := ""
 	if r.src != nil {
 		src = r.src.Key
 	}
-	for _, f := range []string{src, r.tgt.Full, strconv.Itoa(int(r.Scene)), strconv.Itoa(int(r.Style))} {
-		h.Write([]byte(f))
-		h.Write([]byte{0})
-	}
-	h.Write([]byte(r.Text))
-	var sum [sha256.Size]byte
-	h.Sum(sum[:0])
-	return sum
+	var stack [512]byte // a short text hashes without an allocation
+	buf := append(stack[:0], src...)
+	buf = append(append(buf, 0), r.tgt.Full...)
+	buf = strconv.AppendInt(append(buf, 0), int64(r.Scene), 10)
+	buf = strconv.AppendInt(append(buf, 0), int64(r.Style), 10)
+	buf = append(append(buf, 0), r.Text...)
+	return sha256.Sum256(buf)
 }
 
 // storeRequestID is the request id a Store sees: the caller's, bound to the request's
@@ -179,8 +179,25 @@ func storeRequestID(r *request) string {
 	if r.RequestID == "" {
 		return ""
 	}
-	sum := contentDigest(r)
-	return r.RequestID + "#" + hex.EncodeToString(sum[:16])
+	r.digest.key(r)
+	return r.RequestID + "#" + r.digest.hex[:32]
+}
+
+// storeDigest is a request's contentDigest in hex, computed at most once per request and
+// source (a detected source changes the content): Admit, Settle and the request id share it.
+type storeDigest struct {
+	hex string
+	src *lang.Info
+}
+
+func (d *storeDigest) key(r *request) string {
+	if d.hex == "" || d.src != r.src {
+		sum := contentDigest(r)
+		var h [2 * sha256.Size]byte
+		hex.Encode(h[:], sum[:])
+		d.hex, d.src = string(h[:]), r.src
+	}
+	return d.hex
 }
 
 // learnSpent keeps the shared budget's last reported spend, for economy mode.
@@ -198,4 +215,82 @@ func (c *Client) sharedFraction() float64 {
 		return 0
 	}
 	return math.Float64frombits(c.sharedSpent.Load()) / d
+}
+
+// storeCtx bounds one Store call by a deadline without arming a timer: a Store that serves
+// the call in process (redisstore's leased blocks) reads at most Deadline, and the call
+// costs no timer; a Store that waits on Done gets a channel closed at the deadline. It
+// carries parent's values but not its cancellation (a settlement outlives the request), and
+// release, once the call returned, ends it as a cancel function would.
+type storeCtx struct {
+	parent   context.Context // nil: no values
+	deadline time.Time
+	mu       sync.Mutex
+	done     chan struct{} // made by the first Done
+	timer    *time.Timer
+	err      error
+}
+
+func newStoreCtx(parent context.Context, deadline time.Time) *storeCtx {
+	return &storeCtx{parent: parent, deadline: deadline}
+}
+
+func (c *storeCtx) Deadline() (time.Time, bool) { return c.deadline, true }
+
+func (c *storeCtx) Value(key any) any {
+	if c.parent == nil {
+		return nil
+	}
+	return c.parent.Value(key)
+}
+
+func (c *storeCtx) Done() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.done == nil {
+		c.done = make(chan struct{})
+		if c.err != nil { // released before anyone asked
+			close(c.done)
+		} else if d := time.Until(c.deadline); d <= 0 {
+			c.end(context.DeadlineExceeded)
+		} else {
+			c.timer = time.AfterFunc(d, func() {
+				c.mu.Lock()
+				defer c.mu.Unlock()
+				c.end(context.DeadlineExceeded)
+			})
+		}
+	}
+	return c.done
+}
+
+func (c *storeCtx) Err() error {
+	c.Done()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// end closes done with err, once. c.mu is held and done is made.
+func (c *storeCtx) end(err error) {
+	if c.err == nil {
+		c.err = err
+		close(c.done)
+	}
+}
+
+// release ends the call's context: Canceled unless the deadline passed first.
+func (c *storeCtx) release() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.timer != nil {
+		c.timer.Stop()
+	}
+	switch {
+	case c.err != nil:
+	case c.done == nil:
+		c.err = context.Canceled // a later Done returns a closed channel
+	default:
+		c.end(context.Canceled)
+	}
 }
