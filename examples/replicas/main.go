@@ -1,9 +1,12 @@
 // Command replicas runs the redisstore scenario for a person to watch: four replicas of a
 // service share one daily budget and one quota-limited engine through Redis, under open-loop
 // load above what both allow. One replica is killed with SIGKILL; Redis is paused for 3s.
-// It prints a per-second table per replica and the verdicts.
+// It prints a per-second table per replica and the verdicts. With -scenario zipf-flushall,
+// eight replicas under Zipf-skewed load share the budget and Redis loses every key
+// (FLUSHALL) at 3s instead (scenario.ZipfFlushAll).
 //
 //	go run ./examples/replicas                          # starts redis-server if installed
+//	go run ./examples/replicas -scenario zipf-flushall
 //	REDIS_URL=redis://127.0.0.1:6379/0 go run ./examples/replicas
 //
 // With REDIS_URL the pause is CLIENT PAUSE, since a remote server cannot be stopped.
@@ -12,6 +15,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"net/url"
 	"os"
@@ -58,9 +62,20 @@ func (c clientPause) Pause() error {
 func (c clientPause) Resume() error { return nil } // CLIENT PAUSE ends by itself
 
 func run() error {
+	which := flag.String("scenario", "outage", "outage (a replica killed, Redis paused) or zipf-flushall (8 replicas, Zipf load, FLUSHALL at 3s)")
+	flag.Parse()
 	cfg := scenario.Default()
+	switch *which {
+	case "outage":
+	case "zipf-flushall":
+		cfg = scenario.ZipfFlushAll()
+	default:
+		return fmt.Errorf("unknown -scenario %q", *which)
+	}
 	var pauser scenario.Pauser
-	if u := os.Getenv("REDIS_URL"); u != "" {
+	if u := os.Getenv("REDIS_URL"); u != "" && cfg.FlushAt > 0 {
+		return errors.New("-scenario zipf-flushall runs FLUSHALL: it runs only on the redis-server it starts itself, not on REDIS_URL")
+	} else if u != "" {
 		cfg.RedisURL, pauser = u, clientPause{u, cfg.PauseFor}
 	} else {
 		srv, err := redistest.Start()
@@ -83,8 +98,12 @@ func run() error {
 	fmt.Printf("%d replicas, %.0f requests/s each for %v and on until the budget is spent (%v at most; a third pinned to\n"+
 		"the paid engine, a third to the quota engine, a third routed); budget %.2f credits/day, quota engine %d chars/day;\n"+
 		"Redis at %s\n", cfg.Replicas, cfg.Rate, cfg.Duration, cfg.MaxDuration, cfg.Daily, cfg.Quota, redact(cfg.RedisURL))
-	fmt.Printf("replica %d (its vendor answers in %v) is killed at %v; Redis is paused at %v for %v\n\n",
-		cfg.Replicas-1, cfg.KilledLatency, cfg.KillAt, cfg.PauseAt, cfg.PauseFor)
+	if cfg.FlushAt > 0 {
+		fmt.Printf("Zipf(1.1) load over the replicas (weights %.2f); Redis loses every key (FLUSHALL) at %v\n\n", cfg.Weights, cfg.FlushAt)
+	} else {
+		fmt.Printf("replica %d (its vendor answers in %v) is killed at %v; Redis is paused at %v for %v\n\n",
+			cfg.Replicas-1, cfg.KilledLatency, cfg.KillAt, cfg.PauseAt, cfg.PauseFor)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	rep, err := scenario.Run(ctx, cfg, os.Args[0], nil, pauser, os.Stderr)

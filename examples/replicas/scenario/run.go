@@ -60,6 +60,10 @@ type Report struct {
 	RefusedIDs  int
 	PausedFrom  time.Time
 	PausedUntil time.Time
+	// FlushedAt is when Redis was FLUSHALLed; BeforeFlush the blocks reserved in Redis just
+	// before it (zero without FlushAt).
+	FlushedAt   time.Time
+	BeforeFlush float64
 }
 
 // Verdict is one check of a run.
@@ -116,23 +120,12 @@ func Run(ctx context.Context, cfg Config, exe string, args []string, redisPause 
 			}
 		})
 	}
-	start := time.Now()
-	waitUntil(ctx, start.Add(cfg.KillAt))
-	_ = cmds[cfg.Replicas-1].Process.Signal(syscall.SIGKILL)
-	rep.InFlightAtKill, _ = figures(ctx, rdb, cfg)
-	waitUntil(ctx, start.Add(cfg.PauseAt))
-	rep.PausedFrom = time.Now()
-	if err := redisPause.Pause(); err != nil {
-		return nil, fmt.Errorf("pause redis: %w", err)
+	if err := rep.events(ctx, rdb, cmds, redisPause); err != nil {
+		return nil, err
 	}
-	waitUntil(ctx, rep.PausedFrom.Add(cfg.PauseFor))
-	if err := redisPause.Resume(); err != nil {
-		return nil, fmt.Errorf("resume redis: %w", err)
-	}
-	rep.PausedUntil = time.Now()
 	readers.Wait()
 	for i, cmd := range cmds {
-		if err := cmd.Wait(); err != nil && i != cfg.Replicas-1 {
+		if err := cmd.Wait(); err != nil && (cfg.KillAt == 0 || i != cfg.Replicas-1) {
 			return nil, fmt.Errorf("replica %d: %w", i, err)
 		}
 	}
@@ -151,6 +144,40 @@ func Run(ctx context.Context, cfg Config, exe string, args []string, redisPause 
 	rep.StoreSpent, rep.DeadBlock, err = storeFigure(ctx, rdb, cfg)
 	rep.StoreQuota, rep.DeadQuota = quotaFigure(ctx, rdb, cfg)
 	return rep, err
+}
+
+// events kills the last replica at KillAt, FLUSHALLs Redis at FlushAt and pauses it at
+// PauseAt for PauseFor, in the order of their times; a zero time or duration skips one.
+func (rep *Report) events(ctx context.Context, rdb *redis.Client, cmds []*exec.Cmd, redisPause Pauser) error {
+	cfg := rep.Config
+	start := time.Now()
+	if cfg.FlushAt > 0 && (cfg.KillAt == 0 || cfg.FlushAt < cfg.KillAt) {
+		waitUntil(ctx, start.Add(cfg.FlushAt))
+		rep.FlushedAt = time.Now()
+		rep.BeforeFlush, _ = figures(ctx, rdb, cfg)
+		if err := rdb.FlushAll(ctx).Err(); err != nil {
+			return fmt.Errorf("flushall: %w", err)
+		}
+	}
+	if cfg.KillAt > 0 {
+		waitUntil(ctx, start.Add(cfg.KillAt))
+		_ = cmds[cfg.Replicas-1].Process.Signal(syscall.SIGKILL)
+		rep.InFlightAtKill, _ = figures(ctx, rdb, cfg)
+	}
+	if cfg.PauseFor <= 0 {
+		return nil
+	}
+	waitUntil(ctx, start.Add(cfg.PauseAt))
+	rep.PausedFrom = time.Now()
+	if err := redisPause.Pause(); err != nil {
+		return fmt.Errorf("pause redis: %w", err)
+	}
+	waitUntil(ctx, rep.PausedFrom.Add(cfg.PauseFor))
+	if err := redisPause.Resume(); err != nil {
+		return fmt.Errorf("resume redis: %w", err)
+	}
+	rep.PausedUntil = time.Now()
+	return nil
 }
 
 func waitUntil(ctx context.Context, t time.Time) {
@@ -262,6 +289,9 @@ func (rep *Report) readRecords() error {
 // others mean anything: demand must have been refused for the budget and for the quota.
 func (rep *Report) Verdicts() []Verdict {
 	cfg := rep.Config
+	if cfg.FlushAt > 0 {
+		return rep.flushVerdicts()
+	}
 	const eps = 1e-9
 	diff := rep.StoreSpent - rep.EngineSpend
 	quotaUsed := float64(rep.QuotaChars) / float64(max(cfg.Quota, 1))
@@ -287,6 +317,23 @@ func (rep *Report) Verdicts() []Verdict {
 		{"no request id reached an engine twice", len(rep.Duplicates) == 0,
 			fmt.Sprintf("%d duplicates %v (%d with an admission from a local share); the outage cost %d admissions refused for a request id another replica may have sent",
 				len(rep.Duplicates), first(rep.Duplicates, 5), len(rep.OutageDuplicates), rep.RefusedIDs)},
+	}
+}
+
+// flushVerdicts checks a run where Redis lost its data: the engines are never sent more
+// than the budget, no request id twice; it reports what the loss stranded.
+func (rep *Report) flushVerdicts() []Verdict {
+	cfg := rep.Config
+	const eps = 1e-9
+	return []Verdict{
+		{"demand exceeded the budget", rep.UnservedPaid > 0,
+			fmt.Sprintf("not served: %d requests; the paid engine got %d calls", rep.UnservedPaid, rep.PaidCalls)},
+		{"engines' spend within the budget after FLUSHALL (overrun 0)", rep.EngineSpend <= cfg.Daily+eps,
+			fmt.Sprintf("%.4f of %.4f credits (%.1f%%); %.1f%% stranded: the blocks held at the loss serve on, no new block is granted from the lost day (%.4f credits were in blocks just before FLUSHALL)",
+				rep.EngineSpend, cfg.Daily, 100*rep.EngineSpend/cfg.Daily, 100*(cfg.Daily-rep.EngineSpend)/cfg.Daily, rep.BeforeFlush)},
+		rep.opsVerdict(),
+		{"no request id reached an engine twice", len(rep.Duplicates) == 0,
+			fmt.Sprintf("%d duplicates %v", len(rep.Duplicates), first(rep.Duplicates, 5))},
 	}
 }
 
