@@ -61,16 +61,39 @@ func (c clientPause) Pause() error {
 
 func (c clientPause) Resume() error { return nil } // CLIENT PAUSE ends by itself
 
-func run() error {
+// chosen is the scenario the -scenario flag names.
+func chosen() (scenario.Config, error) {
 	which := flag.String("scenario", "outage", "outage (a replica killed, Redis paused) or zipf-flushall (8 replicas, Zipf load, FLUSHALL at 3s)")
 	flag.Parse()
-	cfg := scenario.Default()
 	switch *which {
 	case "outage":
+		return scenario.Default(), nil
 	case "zipf-flushall":
-		cfg = scenario.ZipfFlushAll()
-	default:
-		return fmt.Errorf("unknown -scenario %q", *which)
+		return scenario.ZipfFlushAll(), nil
+	}
+	return scenario.Config{}, fmt.Errorf("unknown -scenario %q", *which)
+}
+
+// header says what the run does.
+func header(cfg scenario.Config) {
+	if cfg.FlushAt > 0 {
+		fmt.Printf("%d replicas under Zipf(1.1) load, %.0f requests/s in all (weights %.2f), every request pinned to the paid engine,\n"+
+			"for %v and on until the budget is spent (%v at most); budget %.2f credits/day; Redis at %s\n"+
+			"Redis loses every key (FLUSHALL) at %v\n\n", cfg.Replicas, cfg.Rate*float64(cfg.Replicas), cfg.Weights,
+			cfg.Duration, cfg.MaxDuration, cfg.Daily, redact(cfg.RedisURL), cfg.FlushAt)
+		return
+	}
+	fmt.Printf("%d replicas, %.0f requests/s each for %v and on until the budget is spent (%v at most; a third pinned to\n"+
+		"the paid engine, a third to the quota engine, a third routed); budget %.2f credits/day, quota engine %d chars/day;\n"+
+		"Redis at %s\n", cfg.Replicas, cfg.Rate, cfg.Duration, cfg.MaxDuration, cfg.Daily, cfg.Quota, redact(cfg.RedisURL))
+	fmt.Printf("replica %d (its vendor answers in %v) is killed at %v; Redis is paused at %v for %v\n\n",
+		cfg.Replicas-1, cfg.KilledLatency, cfg.KillAt, cfg.PauseAt, cfg.PauseFor)
+}
+
+func run() error {
+	cfg, err := chosen()
+	if err != nil {
+		return err
 	}
 	var pauser scenario.Pauser
 	if u := os.Getenv("REDIS_URL"); u != "" && cfg.FlushAt > 0 {
@@ -95,15 +118,7 @@ func run() error {
 	defer os.RemoveAll(dir)
 	cfg.Dir, cfg.Now = dir, time.Now()
 	cfg.Prefix = fmt.Sprintf("replicas-example:%d:", cfg.Now.UnixNano())
-	fmt.Printf("%d replicas, %.0f requests/s each for %v and on until the budget is spent (%v at most; a third pinned to\n"+
-		"the paid engine, a third to the quota engine, a third routed); budget %.2f credits/day, quota engine %d chars/day;\n"+
-		"Redis at %s\n", cfg.Replicas, cfg.Rate, cfg.Duration, cfg.MaxDuration, cfg.Daily, cfg.Quota, redact(cfg.RedisURL))
-	if cfg.FlushAt > 0 {
-		fmt.Printf("Zipf(1.1) load over the replicas (weights %.2f); Redis loses every key (FLUSHALL) at %v\n\n", cfg.Weights, cfg.FlushAt)
-	} else {
-		fmt.Printf("replica %d (its vendor answers in %v) is killed at %v; Redis is paused at %v for %v\n\n",
-			cfg.Replicas-1, cfg.KilledLatency, cfg.KillAt, cfg.PauseAt, cfg.PauseFor)
-	}
+	header(cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	rep, err := scenario.Run(ctx, cfg, os.Args[0], nil, pauser, os.Stderr)
