@@ -229,6 +229,7 @@ type storeCtx struct {
 	done     chan struct{} // made by the first Done
 	timer    *time.Timer
 	err      error
+	after    map[*func()]struct{} // AfterFunc's functions not run yet
 }
 
 func newStoreCtx(parent context.Context, deadline time.Time) *storeCtx {
@@ -271,11 +272,40 @@ func (c *storeCtx) Err() error {
 	return c.err
 }
 
-// end closes done with err, once. c.mu is held and done is made.
+// end closes done with err, once, and starts AfterFunc's functions. c.mu is held and done
+// is made.
 func (c *storeCtx) end(err error) {
 	if c.err == nil {
 		c.err = err
 		close(c.done)
+		for f := range c.after {
+			go (*f)()
+		}
+		c.after = nil
+	}
+}
+
+// AfterFunc runs f in its own goroutine once c is done, as context.AfterFunc does; stop
+// keeps it from running. A context derived from c (context.WithTimeout in a Store) uses it
+// instead of a goroutine of its own that waits on Done.
+func (c *storeCtx) AfterFunc(f func()) (stop func() bool) {
+	c.Done()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		go f()
+		return func() bool { return false }
+	}
+	if c.after == nil {
+		c.after = map[*func()]struct{}{}
+	}
+	c.after[&f] = struct{}{}
+	return func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		_, waiting := c.after[&f]
+		delete(c.after, &f)
+		return waiting
 	}
 }
 

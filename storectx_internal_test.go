@@ -70,3 +70,32 @@ func TestStoreCtxReleaseCancels(t *testing.T) {
 		synctest.Wait()
 	})
 }
+
+// TestStoreCtxAfterFunc: a context derived from the Store's (context.WithTimeout in a
+// Store) is ended through AfterFunc, without a goroutine waiting on Done; a stopped
+// function never runs, the others run once the context ends.
+func TestStoreCtxAfterFunc(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := newStoreCtx(nil, time.Now().Add(time.Hour))
+		var ran, stopped bool
+		stop := context.AfterFunc(c, func() { stopped = true })
+		context.AfterFunc(c, func() { ran = true })
+		if len(c.after) != 2 {
+			t.Fatalf("%d functions registered with AfterFunc, want 2 (context.AfterFunc uses it)", len(c.after))
+		}
+		if !stop() {
+			t.Error("stop before the end = false, want true")
+		}
+		c.release()
+		synctest.Wait()
+		if !ran || stopped {
+			t.Errorf("after release: ran %v, stopped one ran %v; want true, false", ran, stopped)
+		}
+		late := false
+		context.AfterFunc(c, func() { late = true })
+		synctest.Wait()
+		if !late {
+			t.Error("a function registered after the end never ran")
+		}
+	})
+}
