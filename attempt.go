@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/fanyi-go/translate/internal/deadline"
@@ -21,7 +20,9 @@ type lease struct {
 	slot   bool // holds one of e.sem's slots
 	chars  int64
 	cost   float64
-	permit *breaker // the breaker whose permit was taken
+	permit *breaker      // the breaker whose permit was taken
+	tenant *tenantBudget // whose budget cost was reserved from, besides the Client's
+	at     int64         // when the budget was reserved
 	texts  []string
 	waited bool // the gates made the request wait: read the time again
 	// With a Store: the granted lease to settle, or an answer that needs no call.
@@ -43,6 +44,7 @@ func (w *walk) admit(e *engine, l *lease) error {
 	for _, t := range l.texts {
 		l.chars += int64(runeCount(t))
 	}
+	l.tenant = w.r.tenant
 	if err := c.reserve(e, l, w.now); err != nil {
 		c.undo(e, l)
 		return err
@@ -75,11 +77,11 @@ func (c *Client) reserve(e *engine, l *lease, now int64) error {
 	if !e.q.Reserve(l.chars, now) {
 		return &Error{Kind: KindQuotaExhausted, Engine: e.name, Message: "skipped: local quota exhausted"}
 	}
-	l.cost = float64(l.chars) * e.prof.CostPerMillion / 1e6
-	if !e.free && !c.budget.Reserve(l.cost, now) {
+	l.cost, l.at = float64(l.chars)*e.prof.CostPerMillion/1e6, now
+	if !e.free && !c.budget.reserve(l.tenant, l.cost, now) {
 		e.q.Refund(l.chars)
 		l.chars, l.cost = 0, 0
-		return &Error{Kind: KindBudgetExceeded, Engine: e.name, Message: "skipped: daily budget exhausted"}
+		return &Error{Kind: KindBudgetExceeded, Engine: e.name, Message: "skipped: budget exhausted"}
 	}
 	return nil
 }
@@ -96,7 +98,7 @@ func (c *Client) undo(e *engine, l *lease) {
 func (c *Client) refund(e *engine, l *lease) {
 	e.q.Refund(l.chars)
 	if !e.free {
-		c.budget.Refund(l.cost)
+		c.budget.refund(l.tenant, l.cost, l.at)
 	}
 }
 
@@ -122,6 +124,7 @@ func (c *Client) settle(w *walk, e *engine, l *lease, out *EngineResult, err err
 	if err == nil {
 		e.h.Served(w.r.hash)
 	}
+	c.rampRecord(w, e, err, kind, caller)
 	if err != nil && !mayHaveBilled(kind, caller) {
 		c.refund(e, l)
 		c.unclaim(w.r, e, w.now)
@@ -156,7 +159,7 @@ func (c *Client) charge(e *engine, l *lease, out *EngineResult, now int64) (int6
 	}
 	e.q.Charge(l.chars, chars, now)
 	if !e.free {
-		c.budget.Charge(l.cost, cost, now)
+		c.budget.charge(l.tenant, l.cost, cost, now)
 	}
 	return chars, cost
 }
@@ -175,11 +178,7 @@ func (w *walk) call(e *engine, l *lease) (*EngineResult, error) {
 	w.sc.callStart = start
 	ad := w.attemptDeadline(e, start, l.texts)
 	req, dc, j := w.newAttempt()
-	if r.sink != nil {
-		dc.Ctx.Init(w.ctx, ad)
-	} else {
-		dc.Ctx.InitWatched(w.ctx, ad) // ended by c.runner
-	}
+	inline := w.initCtx(dc, e, start, ad)
 	*req = EngineRequest{Texts: l.texts, Target: r.tgt.Tag, Scene: r.Scene, Style: r.Style, RequestID: r.id}
 	if r.src != nil {
 		req.Source = r.src.Tag
@@ -192,10 +191,13 @@ func (w *walk) call(e *engine, l *lease) (*EngineResult, error) {
 		out, err = c.invokeStream(actx, e, req, ad, r.sink)
 	} else {
 		*j = engineCall{c: c, e: e, ctx: actx, req: req, ad: ad}
-		out, err = w.invoke(dc, j)
+		out, err = w.invoke(dc, j, inline)
 	}
 	lat := time.Since(start) // the monotonic clock only: half the cost of time.Now here
 	w.ended = start.Add(lat)
+	if inline {
+		c.inlineReturned(e, start, lat, ad)
+	}
 	if w.j.pack {
 		err = c.checkPack(w, actx, e, l.texts, out, err)
 	} else {
@@ -210,6 +212,21 @@ func (w *walk) call(e *engine, l *lease) (*EngineResult, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// initCtx sets up the attempt's context, for a call that runs inline (which it reports: see
+// deadline.Trust), on the Client's runner (which ends the context), or streamed.
+func (w *walk) initCtx(dc *deadline.Call, e *engine, start, ad time.Time) (inline bool) {
+	switch {
+	case w.r.sink != nil:
+		dc.Ctx.Init(w.ctx, ad)
+		return false
+	case e.trust.Inline(deadline.At(start)) && !e.has(flagIsolate):
+		dc.Ctx.InitInline(w.ctx, ad, &w.sc.wait)
+		return true
+	}
+	dc.Ctx.InitWatched(w.ctx, ad) // ended by c.runner
+	return false
 }
 
 // overrunGrace is how late past its deadline an engine may return before the Client warns
@@ -233,8 +250,24 @@ type engineCall struct {
 	err error
 }
 
-// Run calls the engine, turning a panic into an error.
-func (j *engineCall) Run() { j.out, j.err = protect(j.ctx, j.e, j.req) }
+// Run calls the engine, turning a panic into an error, and records how long it took for
+// the engine's trust (see deadline.Trust).
+func (j *engineCall) Run() {
+	start := deadline.Now()
+	j.out, j.err = protect(j.ctx, j.e, j.req)
+	j.e.trust.Record(start, deadline.Now())
+}
+
+// inlineReturned records an inline call that started at start and took lat for its
+// engine's trust; if it returned well past its deadline ad, the engine's calls run on the
+// runner for good (see overran).
+func (c *Client) inlineReturned(e *engine, start time.Time, lat time.Duration, ad time.Time) {
+	at := deadline.At(start)
+	e.trust.Record(at, at+int64(lat))
+	if ended := start.Add(lat); ended.Sub(ad) > overrunGrace {
+		c.overran(e, ad, ended)
+	}
+}
 
 // Late ends an abandoned call: it no longer counts among its engine's, and an engine that
 // returned well past its deadline is reported once as ignoring its context.
@@ -248,8 +281,14 @@ func (j *engineCall) Late() {
 // that does not return by then is abandoned, left running apart and counted among its
 // engine's abandoned calls until it returns; the request's scratch is then not reused (the
 // call still holds its request). The runner's goroutines are pooled: a call that returns
-// in time costs two goroutine switches and no allocation.
-func (w *walk) invoke(dc *deadline.Call, j *engineCall) (*EngineResult, error) {
+// in time costs two goroutine switches and no allocation. An engine that earned it (its
+// calls return at once: see deadline.Trust) is called inline, on the caller's goroutine,
+// and costs no switch; if such a call returns well past its deadline, the engine's calls
+// run on the runner for good (see overran).
+func (w *walk) invoke(dc *deadline.Call, j *engineCall, inline bool) (*EngineResult, error) {
+	if inline {
+		return protect(j.ctx, j.e, j.req) // see inlineReturned
+	}
 	if w.c.runner.Do(&w.sc.wait, dc, j, callGrace) {
 		return j.out, j.err
 	}
@@ -276,32 +315,13 @@ type answer struct {
 	err error
 }
 
-// invokeApart runs the call in a goroutine of its own and returns at ctx's end even if the
-// engine does not. The goroutine ends when the engine returns; req is the call's own. Only
-// a call still running after ctx's end counts among e's abandoned calls (until it
-// returns): calls in flight within their deadline are not bounded by maxAbandoned.
+// invokeApart runs the call in a goroutine of its own (runApart) and returns at ctx's end,
+// or overrunGrace after it, even if the engine does not. req is copied: an abandoned call
+// may still read it.
 func (c *Client) invokeApart(ctx context.Context, e *engine, req *EngineRequest) (*EngineResult, error) {
 	own := *req
 	own.Texts = append([]string(nil), req.Texts...)
-	ch := make(chan answer, 1)
-	var state atomic.Int32
-	go func() {
-		out, err := protect(ctx, e, &own)
-		ch <- answer{out, err}
-		if !state.CompareAndSwap(callRunning, callReturned) {
-			e.abandoned.Add(-1)
-		}
-	}()
-	select {
-	case a := <-ch:
-		return a.out, a.err
-	case <-ctx.Done():
-	}
-	e.abandoned.Add(1)
-	if !state.CompareAndSwap(callRunning, callAbandoned) {
-		e.abandoned.Add(-1) // it returned just now
-	}
-	return nil, ctx.Err()
+	return c.runApart(ctx, e, func() (*EngineResult, error) { return protect(ctx, e, &own) })
 }
 
 // protect calls the engine and turns a panic into a KindUnknown error that names the
@@ -465,6 +485,9 @@ func breakerFailure(k Kind) bool {
 func (c *Client) breakerMoved(e *engine, t transition) {
 	if !t.changed() {
 		return
+	}
+	if t.to == BreakerOpen {
+		c.shareDown(e) // store.go
 	}
 	if t.from == BreakerHalfOpen && t.to == BreakerClosed {
 		c.resetHealth(e)

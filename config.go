@@ -373,6 +373,9 @@ func (cfg *Config) checkPolicies() error {
 			return invalidAt(sec.path+snake(field), msg)
 		}
 	}
+	if _, path, msg := budgetProblem(cfg.Budget); path != "" {
+		return invalidAt(path, msg)
+	}
 	if err := cfg.Retry.validate(); err != nil {
 		return relabel("retry", err)
 	}

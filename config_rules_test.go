@@ -29,7 +29,7 @@ type newRule struct {
 // ParseConfig both apply each, and that no rule in the source is missing here.
 func newRules() []newRule {
 	return slices.Concat(engineListRules(), topLevelRules(), retryRules(), breakerRules(),
-		routingRules(), probeRules(), profileRules(), codeOnlyRules(), limitRules())
+		routingRules(), probeRules(), profileRules(), codeOnlyRules(), limitRules(), tenantRules())
 }
 
 func retryOpts(p RetryPolicy) []Option     { return []Option{WithRetry(p)} }
@@ -221,6 +221,9 @@ func limitRule(typ, field string, l limit, x float64) newRule {
 		opt, prefix = WithEngine(&cfgEngine{name: "b"}, set(&Profile{}).(Profile)), "config: WithEngine[1].Profile."
 	case "Window":
 		opt, prefix = WithRouting(RoutingPolicy{PeakHours: []Window{set(&Window{}).(Window)}}), "config: RoutingPolicy.PeakHours[0]."
+	case "Ramp":
+		r := set(&Ramp{}).(Ramp)
+		opt, prefix = WithEngine(&cfgEngine{name: "b"}, Profile{Ramp: &r}), "config: WithEngine[1].Profile.Ramp."
 	default:
 		panic("limitRules: no option for " + typ)
 	}
@@ -238,6 +241,8 @@ func limitRule(typ, field string, l limit, x float64) newRule {
 		r.json, r.path = `"routing":{"peak_hours":[{"`+snake(field)+`":`+val+`}]}`, "routing.peak_hours[0]."+snake(field)+": "+msg
 	case "Profile":
 		r.prof, r.json, r.path = true, `"`+snake(field)+`":`+val, "engines[1].profile."+snake(field)+": "+msg
+	case "Ramp":
+		r.prof, r.json, r.path = true, `"ramp":{"`+snake(field)+`":`+val+`}`, "engines[1].profile.ramp."+snake(field)+": "+msg
 	default:
 		r.json, r.path = `"`+section+`":{"`+snake(field)+`":`+val+`}`, section+"."+snake(field)+": "+msg
 		if typ == "BreakerPolicy" && field != "MinCalls" {
@@ -251,7 +256,8 @@ func limitRule(typ, field string, l limit, x float64) newRule {
 var settingTypes = map[string]reflect.Type{"Config": reflect.TypeFor[Config](), "CacheConfig": reflect.TypeFor[CacheConfig](),
 	"RetryPolicy": reflect.TypeFor[RetryPolicy](), "BreakerPolicy": reflect.TypeFor[BreakerPolicy](),
 	"RoutingPolicy": reflect.TypeFor[RoutingPolicy](), "ProbePolicy": reflect.TypeFor[ProbePolicy](),
-	"Budget": reflect.TypeFor[Budget](), "Profile": reflect.TypeFor[Profile](), "Window": reflect.TypeFor[Window]()}
+	"Budget": reflect.TypeFor[Budget](), "Profile": reflect.TypeFor[Profile](), "Window": reflect.TypeFor[Window](),
+	"Ramp": reflect.TypeFor[Ramp]()}
 
 // limitField is the field a key of limits names ("Profile.Quality").
 func limitField(key string) reflect.StructField {

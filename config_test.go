@@ -499,6 +499,9 @@ func (g cfgRand) engine(i int) EngineConfig {
 	if ec.given&(1<<canaryField) != 0 && ec.Profile.Canary == 0 { // as ParseConfig reads "canary": 0
 		ec.Profile.Staged, ec.given = true, ec.given|1<<stagedField
 	}
+	if ec.Profile.Ramp == nil { // a file cannot give "ramp": null
+		ec.given &^= 1 << fieldIndex(profileType, "Ramp")
+	}
 	return ec
 }
 
@@ -523,6 +526,13 @@ func (g cfgRand) profile() Profile {
 		}
 	}
 	p.Staged = g.oneIn(4)
+	if g.oneIn(3) {
+		p.Ramp = &Ramp{MinRequests: g.n(1000), StepEvery: g.durFrom(time.Nanosecond), MaxErrorRateDelta: g.f(1),
+			MinQualityRatio: g.f(1), MaxLatencyRatio: max(g.f(100), 1)}
+		if g.oneIn(2) {
+			p.Ramp.Steps = []float64{0.5, 2, 50, 100}[g.r.IntN(4):]
+		}
+	}
 	return p
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -334,5 +335,126 @@ func TestHedgedCallsOfCtxIgnoringEnginesKeepTheDeadline(t *testing.T) {
 			t.Errorf("%v, %v after %v; want a KindTimeout error by 2.02s", res, err, took)
 		}
 		time.Sleep(30 * time.Second) // the abandoned calls return
+	})
+}
+
+// turncoat answers at once until slow is set; then each call takes 5s, honouring ctx or not.
+type turncoat struct {
+	honour bool
+	slow   atomic.Bool
+}
+
+func (*turncoat) Name() string { return "turncoat" }
+
+func (e *turncoat) Translate(ctx context.Context, req *translate.EngineRequest) (*translate.EngineResult, error) {
+	if e.slow.Load() {
+		t := time.NewTimer(5 * time.Second)
+		defer t.Stop()
+		if e.honour {
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		} else {
+			<-t.C
+		}
+	}
+	return &translate.EngineResult{Texts: []string{"hola"}}, nil
+}
+
+// TestEarnedInlineCallsLoseItAtTheFirstSlowCall: an engine whose calls return at once is
+// called inline, on the caller's goroutine, once it earned it (deadline.Earn instant calls
+// in a row: until then its calls run on the Client's pool and keep the deadline). When it
+// then hangs honouring ctx, its inline calls keep the deadline (the attempt's context ends
+// by its own alarm). When it hangs ignoring ctx, the one call that found it hanging returns
+// when the engine does (5s over a 1s deadline: the breach the README states), and every call
+// after it runs on the pool again and returns by the deadline plus the 20ms grace.
+// Virtual time (synctest).
+func TestEarnedInlineCallsLoseItAtTheFirstSlowCall(t *testing.T) {
+	for _, honour := range []bool{true, false} {
+		synctest.Test(t, func(t *testing.T) {
+			e := &turncoat{honour: honour}
+			c, err := translate.New(translate.WithDeadline(time.Second), translate.WithoutCache(),
+				translate.WithEngine(e, translate.Profile{}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			for i := range 100 {
+				if _, err := c.Translate(context.Background(), req(fmt.Sprint("warm ", i))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			e.slow.Store(true)
+			var took []time.Duration
+			for i := range 4 {
+				t0 := time.Now()
+				_, err := c.Translate(context.Background(), req(fmt.Sprint("slow ", i)))
+				took = append(took, time.Since(t0))
+				if translate.KindOf(err) != translate.KindTimeout && (honour || i > 0) {
+					t.Errorf("honour %v, call %d: %v, want KindTimeout", honour, i, err)
+				}
+			}
+			want := []time.Duration{time.Second, time.Second, time.Second, time.Second}
+			if !honour {
+				want[0] = 5 * time.Second
+			}
+			within := cmp.Comparer(func(a, b time.Duration) bool { return (a - b).Abs() <= 20*time.Millisecond })
+			if diff := cmp.Diff(want, took, within); diff != "" {
+				t.Errorf("honour %v: calls took (-want +got):\n%s", honour, diff)
+			}
+			time.Sleep(5 * time.Second) // the abandoned calls return
+		})
+	}
+}
+
+// TestHungInlineEngineHoldsOnlyTheCallsInFlight: when an engine that earned inline calls
+// hangs ignoring ctx under concurrent load, the calls already in it wait for it (the breach
+// the README states), but calls that start once no call of it returned at once for 10ms
+// (deadline.Stall) run on the Client's pool and keep the deadline, though none of the hung
+// calls has returned yet to say the engine is slow. Virtual time (synctest).
+func TestHungInlineEngineHoldsOnlyTheCallsInFlight(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := &turncoat{}
+		c, err := translate.New(translate.WithDeadline(time.Second), translate.WithoutCache(),
+			translate.WithEngine(e, translate.Profile{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		for i := range 100 {
+			if _, err := c.Translate(context.Background(), req(fmt.Sprint("warm ", i))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e.slow.Store(true)
+		var mu sync.Mutex
+		took := map[string][]time.Duration{}
+		var wg sync.WaitGroup
+		wave := func(name string) {
+			for i := range 4 {
+				wg.Go(func() {
+					t0 := time.Now()
+					c.Translate(context.Background(), req(fmt.Sprint(name, i)))
+					mu.Lock()
+					took[name] = append(took[name], time.Since(t0))
+					mu.Unlock()
+				})
+			}
+		}
+		wave("in flight")
+		time.Sleep(20 * time.Millisecond)
+		wave("after")
+		wg.Wait()
+		want := map[string][]time.Duration{
+			"in flight": {5 * time.Second, 5 * time.Second, 5 * time.Second, 5 * time.Second},
+			"after":     {time.Second, time.Second, time.Second, time.Second},
+		}
+		within := cmp.Comparer(func(a, b time.Duration) bool { return (a - b).Abs() <= 20*time.Millisecond })
+		if diff := cmp.Diff(want, took, within); diff != "" {
+			t.Errorf("calls took (-want +got):\n%s", diff)
+		}
+		time.Sleep(5 * time.Second) // the abandoned calls return
 	})
 }

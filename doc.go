@@ -30,8 +30,9 @@
 // below RoutingPolicy.MinHealth, a language pair the engine does not list (Profile.Languages,
 // or the pairs a LanguageSupporter reports), maintenance after failed probes, a cost class
 // the priority or the budget does not allow (normal requests never reach premium engines;
-// past Budget.EconomyAt of the daily budget only free and standard engines serve; once it is
-// spent only free ones), and scene rules (SceneLegal needs quality 90, SceneChat a recent
+// past Budget.EconomyAt of the daily or monthly budget, the Client's or the request's
+// tenant's (Request.Tenant, Budget.Tenants), only free and standard engines serve; once one
+// is spent only free ones), and scene rules (SceneLegal needs quality 90, SceneChat a recent
 // latency of at most 3s). Then each candidate is scored 0..100:
 //
 //	quality*0.40 + availability*0.25 + speed*0.20 + cost*0.15
@@ -46,7 +47,8 @@
 // scores 90 and 70 split traffic about 70/30, so the best engine takes most traffic while the
 // others stay observed. Sticky routing (RoutingPolicy.Sticky) sends the same text to the same
 // engine by rendezvous hashing; Profile.Canary routes a stable share of UserIDs to a canary
-// engine; WithSeed makes the draws reproducible. Statistics are folded into scores every
+// engine, and with Profile.Ramp the canary ramps itself and is rolled back at once when it
+// does worse than the engines it replaces (see Ramp); WithSeed makes the draws reproducible. Statistics are folded into scores every
 // RoutingPolicy.HealthEvery, so scores and pools move at folds, not on every call; an engine
 // whose availability falls below MinHealth, or drops more than 15% two folds in a row, moves
 // to the fallback pool until two good folds or two passing probes. A demoted engine gets no
@@ -184,6 +186,7 @@
 //	translate.switches                   {switch}      counter    [engine] (the engine left for another)
 //	translate.request.attempts           {attempt}     histogram  (engine calls per request not answered by the cache)
 //	translate.request.cost               {credit}      histogram  (credits per request an engine answered)
+//	translate.canary.step                {step}        counter    [engine from to reason] (a ramping canary's steps; see Ramp)
 //
 // Fresh cache hits read no clock, so they are counted in translate.requests but have no
 // translate.request.duration. cache_hit is true for every answer made without an engine call: a fresh cache entry, an

@@ -249,13 +249,19 @@ type Profile struct {
 	// Canary is the percentage, 0..100, of UserIDs this engine serves as a canary: a stable
 	// share of users, chosen by hashing the UserID, is routed to it whenever it is a
 	// candidate; everybody else reaches it only when no other engine can serve. Raising the
-	// share keeps every user who was in. 0 means the engine is not a canary, unless Staged.
+	// share keeps every user who was in. 0 means the engine is not a canary, unless Staged
+	// or Ramp is set. With a Ramp, Canary is where the ramp starts.
 	Canary float64
 	// Staged keeps the engine a canary at any share, 0 included: lowering Canary to 0 then
 	// stops its traffic at the next request (the rollback of a gray release), where an
 	// engine that is not staged would become a normal one. In a configuration file,
 	// "canary": 0 stages the engine; leaving "canary" out promotes a canary to normal.
 	Staged bool
+	// Ramp makes the Client move the canary's share itself, step by step (1, 5, 20, 100%
+	// by default), while its error rate, latency and answers stay within tolerance of the
+	// engines it replaces, and roll it back to 0 at once when they do not (see Ramp). A
+	// Ramp makes the engine a canary. nil (the default) means the share stays at Canary.
+	Ramp *Ramp
 	// SafeRate is the request rate (per second, 0..1e6) the engine can take safely; as its
 	// recent rate nears it, its routing weight falls (the traffic gate). 0 means RateLimit,
 	// and no gate when both are 0.

@@ -24,7 +24,7 @@ const (
 	KindTimeout                    // an attempt's timeout or the request's deadline (the Client's or ctx's) expired
 	KindTextTooLong                // the text exceeds what the engine takes in one call
 	KindBadOutput                  // empty, untranslated or placeholders lost
-	KindBudgetExceeded             // the daily budget does not allow the call
+	KindBudgetExceeded             // a budget (the day's, the month's, the tenant's) does not allow the call
 	KindNoEngine                   // no engine could serve the request
 	KindCanceled                   // the caller canceled its ctx
 	KindClosed                     // the Client was closed

@@ -202,7 +202,7 @@ func (w *walk) pinnedSkipped(s stage) {
 	if s != stagePinned || w.tried.has(p.idx) {
 		return
 	}
-	why, _ := w.c.exclude(p, p.view.Load(), w.r, w.now, w.c.budgetFraction(w.now))
+	why, _ := w.c.exclude(p, p.view.Load(), w.r, w.now, w.c.budgetFraction(w.r, w.now))
 	err := &Error{Kind: reasonKind(why), Engine: p.name, Message: "skipped: " + reasonText[why]}
 	w.skip(p, err)
 	w.skipErr = err
@@ -424,7 +424,7 @@ func (w *walk) noEngine() error {
 	case w.skipErr != nil:
 		return w.fail(w.skipErr)
 	case w.budget:
-		return w.fail(&Error{Kind: KindBudgetExceeded, Message: "the daily budget does not cover any engine"})
+		return w.fail(&Error{Kind: KindBudgetExceeded, Message: "the budget does not cover any engine"})
 	}
 	ex := w.c.excluded(w.r, &w.tried, w.now)
 	kind := KindNoEngine

@@ -125,7 +125,7 @@ func (w *walk) hedge(first *racer, ch chan *racer) *racer {
 	if w.r.economy || w.failures+1 >= rp.MaxAttempts || w.switches >= rp.MaxSwitches {
 		return nil
 	}
-	if f := w.c.budgetFraction(w.now); f >= 0 && f >= w.r.s.economyAt {
+	if f := w.c.budgetFraction(w.r, w.now); f >= 0 && f >= w.r.s.economyAt {
 		return nil
 	}
 	w.tried.add(first.e.idx)

@@ -139,6 +139,7 @@ type observer struct {
 	switches       metric.Int64Counter
 	reqAttempts    metric.Int64Histogram
 	reqCost        metric.Float64Histogram
+	canarySteps    metric.Int64Counter
 	quotaReg       metric.Registration
 
 	req       [numOutcomes][2][2]measureOpts // outcome, cache_hit, degraded
@@ -238,6 +239,7 @@ func (ob *observer) initInstruments(m metric.Meter) error {
 	ob.credits, err = m.Float64ObservableCounter("translate.cost", metric.WithUnit("{credit}"),
 		metric.WithDescription("Credits charged for engine calls, by engine."))
 	errs = append(errs, err)
+	counter(&ob.canarySteps, "translate.canary.step", "{step}", "Steps of ramping canaries (Profile.Ramp), by engine, shares from and to, and reason.")
 	counter(&ob.switches, "translate.switches", "{switch}", "Switches from one engine to another within a request (failover or hedging), by the engine left.")
 	ob.reqAttempts, err = m.Int64Histogram("translate.request.attempts", metric.WithUnit("{attempt}"),
 		metric.WithDescription("Engine calls per request not answered by the cache."), attemptsBuckets)

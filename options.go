@@ -3,6 +3,7 @@ package translate
 import (
 	"context"
 	"log/slog"
+	"maps"
 	"math"
 	"reflect"
 	"strconv"
@@ -77,11 +78,26 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 
 func (p RetryPolicy) validate() error { return checkLimits("RetryPolicy.", p) }
 
-// Budget caps what the Client spends per UTC day. Zero fields mean the default written beside
-// them.
+// Budget caps what the Client spends per UTC day and per UTC calendar month, and, with
+// Tenants, what each tenant spends (Request.Tenant). Zero fields mean the default written
+// beside them. A paid call is reserved from every limit that applies (the Client's day and
+// month, and its tenant's when it has a budget of its own), all or nothing; a call one of
+// them cannot cover is refused with KindBudgetExceeded.
 type Budget struct {
-	Daily     float64 // credits per day, 0..1e12; 0 means unlimited; never exceeded
-	EconomyAt float64 // fraction of Daily after which only free and standard engines serve, 0..1; 0 means 0.8
+	Daily float64 // credits per UTC day, 0..1e12; 0 means unlimited; never exceeded
+	// Monthly is credits per UTC calendar month, 0..1e14; 0 means unlimited; never
+	// exceeded. A month starts at 00:00 UTC on its first day (by the Client's clock).
+	Monthly float64
+	// EconomyAt is the fraction of Daily or Monthly (whichever is closer to its limit) after
+	// which only free and standard engines serve, 0..1; 0 means 0.8. A tenant's must be 0:
+	// the Client's applies to its figures too.
+	EconomyAt float64
+	// Tenants gives tenants budgets of their own, by Request.Tenant: a tenant's Daily and
+	// Monthly cap what its requests spend, and the Client's Daily and Monthly still cap what
+	// all requests spend together. A tenant not named here (and the default tenant "") spends
+	// the Client's budget only. At most 10000 tenants, each named by 1..64 ASCII letters,
+	// digits and - _ . : @ /; a tenant's own Tenants must be empty. New copies the map.
+	Tenants map[string]Budget
 }
 
 // ProbePolicy configures active health probes (see WithProbes). Zero fields mean the default
@@ -178,8 +194,11 @@ func WithCache(entries int, ttl time.Duration) Option {
 // repeated RequestID is still answered from its first call.
 func WithoutCache() Option { return func(o *options) { o.noCache = true } }
 
-// WithBudget sets a daily budget. Default: unlimited.
-func WithBudget(b Budget) Option { return func(o *options) { o.budget = b } }
+// WithBudget sets the daily, monthly and tenants' budgets. Default: unlimited.
+func WithBudget(b Budget) Option {
+	b.Tenants = maps.Clone(b.Tenants)
+	return func(o *options) { o.budget = b }
+}
 
 // WithProbes turns on active health probes. Default: off; without them only engines demoted
 // by their health are probed, every 30s, to bring them back (see Routing in the package doc).
@@ -257,6 +276,7 @@ var limits = map[string]limit{
 	"CacheConfig.Entries":           {1, maxCacheEntries, true},
 	"CacheConfig.TTL":               {1, float64(year), true},
 	"Budget.Daily":                  {0, 1e12, false},
+	"Budget.Monthly":                {0, 1e14, false},
 	"Budget.EconomyAt":              {0, 1, false},
 	"RetryPolicy.PerEngine":         {1, 10, true},
 	"RetryPolicy.Backoff":           {1, float64(time.Minute), true},
@@ -293,6 +313,11 @@ var limits = map[string]limit{
 	"Profile.MaxTextChars":          {0, 1e7, false},
 	"Profile.Canary":                {0, 100, false},
 	"Profile.SafeRate":              {0, 1e6, false},
+	"Ramp.MinRequests":              {1, 1e6, true},
+	"Ramp.StepEvery":                {1, float64(24 * time.Hour), true},
+	"Ramp.MaxErrorRateDelta":        {0, 1, false},
+	"Ramp.MinQualityRatio":          {0, 1, false},
+	"Ramp.MaxLatencyRatio":          {1, 100, true},
 }
 
 // maxCacheEntries bounds the cache's size (CacheConfig.Entries, WithCache). The cache
@@ -414,7 +439,7 @@ func (o *options) validateScalars() error {
 	case o.clock == nil:
 		return configError("WithClock", "must not be nil")
 	}
-	return checkLimits("Budget.", o.budget)
+	return o.budget.validate(o.store)
 }
 
 // validate checks a profile; field names are prefixed with prefix ("WithEngine[0].Profile.").
@@ -428,6 +453,9 @@ func (p *Profile) validate(prefix string) error {
 		}
 	}
 	if err := checkLimits(prefix, *p); err != nil {
+		return err
+	}
+	if err := p.Ramp.validate(prefix + "Ramp."); err != nil {
 		return err
 	}
 	return validatePairQuality(prefix+"PairQuality", p.PairQuality)

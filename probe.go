@@ -107,6 +107,7 @@ func (c *Client) startProbes() {
 		c.wake = make(chan struct{}, 1)
 		c.wg.Add(1)
 		go c.recoveryLoop()
+		c.startHoldWatch()
 	}
 	s := c.cfg.Load()
 	if s.probes == nil {
@@ -207,9 +208,10 @@ func (c *Client) probeRequest(p *ProbePolicy) (*request, error) {
 
 // probe probes one engine, unless a probe would tell nothing or cost too much, and moves it
 // in or out of maintenance. The call runs apart from the prober (invokeApart), so Close
-// returns promptly even when an engine ignores its context.
+// returns promptly even when an engine ignores its context. An engine held for every
+// replica (store.go) is probed by one replica at a time.
 func (c *Client) probe(ctx context.Context, e *engine, r *request, p *ProbePolicy, now int64) {
-	if now < e.offUntil.Load() || !e.supports(r.srcID, r.tgt.ID) {
+	if now < max(e.outUntil.Load(), e.coolUntil.Load()) || !e.supports(r.srcID, r.tgt.ID) {
 		return
 	}
 	l := lease{texts: []string{r.Text}, chars: int64(r.chars)}
@@ -217,7 +219,7 @@ func (c *Client) probe(ctx context.Context, e *engine, r *request, p *ProbePolic
 		return
 	}
 	defer c.release(e, &l)
-	if c.reserve(e, &l, now) != nil {
+	if !c.mayProbe(e, now) || c.reserve(e, &l, now) != nil {
 		return
 	}
 	start := time.Now()
@@ -258,6 +260,9 @@ func (c *Client) probeGates(e *engine, l *lease) bool {
 // probeOutcome records what a probe of policy p said about the engine: of a set-aside
 // engine, only whether its key is accepted now.
 func (c *Client) probeOutcome(e *engine, r *request, p *ProbePolicy, out *EngineResult, err error, lat time.Duration) {
+	if err == nil && p.accepts(e.name, out.Texts[0]) {
+		c.probePassedShared(e)
+	}
 	switch kind := KindOf(err); {
 	case e.has(flagSetAside):
 		c.keyChecked(e, err == nil && p.accepts(e.name, out.Texts[0]))
@@ -346,11 +351,14 @@ const keyCheckEvery = time.Minute
 
 // recoveryRound probes, in parallel, the engines out that no traffic can bring back: each
 // engine demoted by its health whose last recovery probe is recoveryEvery old, when the
-// configuration has no probes of its own (with them, probeRound probes every engine); and
-// each engine set aside (unauthorized) whose last key check is keyCheckEvery old. A demoted
-// engine gets no ordinary traffic to show it has recovered: two passing probes bring it
-// back (probePassed); a set-aside engine comes back when one passes (keyChecked). Probes
-// run on folds, which run on the request path: an idle Client probes nothing.
+// configuration has no probes of its own (with them, probeRound probes every engine); each
+// engine set aside (unauthorized) whose last key check is keyCheckEvery old; and each
+// engine held down for every replica (store.go) whose last probe is holdProbeEvery old. A
+// demoted engine gets no ordinary traffic to show it has recovered: two passing probes bring
+// it back (probePassed); a set-aside engine comes back when one passes (keyChecked); a held
+// one when one passes on any replica (probePassedShared). Probes run on folds, which run on
+// the request path, and on the hold watch's readings: an idle Client probes nothing but
+// held engines.
 func (c *Client) recoveryRound() {
 	s := c.cfg.Load()
 	if c.closed.Load() {
@@ -388,6 +396,12 @@ func recoveryDue(s *setup, e *engine, now int64) bool {
 			return false
 		}
 		return now-last >= int64(keyCheckEvery) && e.recoveryAt.CompareAndSwap(last, now)
+	case e.heldDown(now): // held down for every replica (store.go)
+		if last == 0 { // the first round that sees it held starts its period
+			e.recoveryAt.CompareAndSwap(0, now)
+			return false
+		}
+		return now-last >= int64(holdProbeEvery) && e.recoveryAt.CompareAndSwap(last, now)
 	case e.demoted() && s.probes == nil:
 		return now-last >= int64(recoveryEvery) && e.recoveryAt.CompareAndSwap(last, now)
 	}

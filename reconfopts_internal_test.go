@@ -109,3 +109,41 @@ func TestReloadKeepsOptionsAroundConfig(t *testing.T) {
 		})
 	}
 }
+
+// TestReturningEngineReusesItsTelemetry: an engine that leaves the configuration and comes
+// back at the next Reconfigure (a configuration that alternates) gets its attribute sets
+// back instead of building them again (about 40 of a Reconfigure's 88 allocations); one
+// away for two configurations, or new, gets new ones.
+func TestReturningEngineReusesItsTelemetry(t *testing.T) {
+	registerTestTypes()
+	parse := func(names ...string) *Config {
+		cfg, err := ParseConfig(budgetFile(0, names...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg
+	}
+	c, err := New(WithConfig(parse("a", "b")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	tel := func(name string) *engineTel {
+		if e := c.cfg.Load().byName[name]; e != nil {
+			return e.tel
+		}
+		return nil
+	}
+	first := tel("a")
+	for i, step := range []struct {
+		names []string
+		same  bool // a's telemetry is first's
+	}{{[]string{"b"}, false}, {[]string{"a", "b"}, true}, {[]string{"b"}, false}, {[]string{"b"}, false}, {[]string{"a", "b"}, false}} {
+		if err := c.Reconfigure(parse(step.names...)); err != nil {
+			t.Fatal(err)
+		}
+		if a := tel("a"); a != nil && (a == first) != step.same {
+			t.Errorf("step %d: a's telemetry reused %v, want %v", i, a == first, step.same)
+		}
+	}
+}

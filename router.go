@@ -12,6 +12,8 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/fanyi-go/translate/internal/canary"
+	"github.com/fanyi-go/translate/internal/deadline"
 	"github.com/fanyi-go/translate/internal/health"
 	"github.com/fanyi-go/translate/internal/lang"
 	"github.com/fanyi-go/translate/internal/quota"
@@ -35,11 +37,13 @@ type engine struct {
 	q       *quota.Quota  // shared across configurations while QuotaPeriod stays
 	// Profile facts the router reads on every decision, kept beside its other hot fields.
 	quotaLimited bool // Quota > 0
-	canary       bool // Canary > 0
+	canary       bool // Canary > 0, Staged or Ramp
 	fallback     bool // FallbackOnly
 	free         bool // ClassFree or no price: costs no budget
 
 	view atomic.Pointer[view]
+
+	ramp *canary.Analysis // nil: no Profile.Ramp, or a staged engine at 0 (ramp.go)
 }
 
 // engineState is what the Client knows of an engine whatever its configuration: it lives as
@@ -55,11 +59,14 @@ type engineState struct {
 	flags       atomic.Uint32 // flagSetAside, flagMaintenance, flagIsolate
 	outUntil    atomic.Int64  // quota exhausted: out until this time (unix nanos)
 	coolUntil   atomic.Int64  // Retry-After or vendor limits: out until this time (unix nanos)
-	offUntil    atomic.Int64  // the later of outUntil and coolUntil, for the router
+	offUntil    atomic.Int64  // the later of outUntil, coolUntil and heldUntil, for the router
+	heldUntil   atomic.Int64  // held out for every replica by a HoldStore until (unix nanos; store.go)
+	heldKind    atomic.Int32  // the Kind of that hold
 	unsupported pairMemory    // pairs the engine said it does not take
 	probeFails  atomic.Int32
-	recoveryAt  atomic.Int64 // the last recovery probe (unix nanos; probe.go)
-	abandoned   atomic.Int32 // isolated calls still running after their deadline
+	recoveryAt  atomic.Int64   // the last recovery probe (unix nanos; probe.go)
+	abandoned   atomic.Int32   // isolated calls still running after their deadline
+	trust       deadline.Trust // whether its calls may run inline (attempt.go)
 }
 
 // Engine flags: reasons an engine is out, or treated apart, until something changes.
@@ -150,15 +157,16 @@ type request struct {
 	userHash uint64
 	regions  uint64 // hash of Regions, 0 for none (flightKey)
 	key      keyFields
-	id       string      // RequestID, given or generated
-	t0       time.Time   // when the request left the cache behind: its latency starts here
-	economy  bool        // past Budget.EconomyAt, normal priority: free engines first
-	stripe   uint8       // the request's stripe of the seeded random sequence
-	prior    *prior      // what is known of the caller's RequestID, when it was seen before
-	s        *setup      // the configuration the request is served under
-	avoid    string      // TranslateBatch: the engine a packed text came back bad from
-	sink     *streamSink // TranslateStream: where a streaming engine's partial text goes; nil otherwise
-	digest   storeDigest // with a Store: the content's digest, computed once (storecall.go)
+	id       string        // RequestID, given or generated
+	t0       time.Time     // when the request left the cache behind: its latency starts here
+	economy  bool          // past Budget.EconomyAt, normal priority: free engines first
+	stripe   uint8         // the request's stripe of the seeded random sequence
+	prior    *prior        // what is known of the caller's RequestID, when it was seen before
+	s        *setup        // the configuration the request is served under
+	avoid    string        // TranslateBatch: the engine a packed text came back bad from
+	sink     *streamSink   // TranslateStream: where a streaming engine's partial text goes; nil otherwise
+	tenant   *tenantBudget // Tenant's own budget; nil when it has none
+	digest   storeDigest   // with a Store: the content's digest, computed once (storecall.go)
 }
 
 // set is a small bitset of engine indices.
@@ -295,7 +303,7 @@ const (
 var reasonText = [...]string{"", "set aside (unauthorized)", "in maintenance (failed probes)",
 	"out (Retry-After or vendor rate limits)", "breaker open", "health below MinHealth",
 	"quota left smaller than the text", "pair not supported", "region not allowed",
-	"premium engine, normal priority", "daily budget", "legal scene needs quality >= LegalMinQuality",
+	"premium engine, normal priority", "budget", "legal scene needs quality >= LegalMinQuality",
 	"chat scene needs recent latency <= ChatMaxLatency", "out (quota exhausted)"}
 
 // reasonKind is the Kind of a pinned engine's skip for a reason.
@@ -425,7 +433,7 @@ type candidate struct {
 // taken at once, any other is taken in doubt and judged by exclude afterwards, in place,
 // keeping the engines' order. TestFilterAgreesWithExclude holds the two together.
 func (c *Client) filter(r *request, tried *set, s stage, now int64, dst []candidate) []candidate {
-	frac := c.budgetFraction(now)
+	frac := c.budgetFraction(r, now)
 	d := plainRules{frac: frac, src: r.srcID, tgt: r.tgt.ID, scene: r.Scene, on: len(r.Regions) == 0}
 	engines := r.s.engines
 	dst = slices.Grow(dst, len(engines))
@@ -510,18 +518,9 @@ func (d *plainRules) fits(e *engine, v *view) bool {
 	return d.on && v.plain[d.scene] && (e.free || d.frac < 1)
 }
 
-// budgetFraction returns the fraction of the day's budget spent (and reserved), -1 when
-// the budget is unlimited.
-func (c *Client) budgetFraction(now int64) float64 {
-	if c.budget.Unlimited() {
-		return -1
-	}
-	return max(c.budget.Fraction(now), c.sharedFraction())
-}
-
 // excluded explains, for a KindNoEngine error, why every engine not tried was left out.
 func (c *Client) excluded(r *request, tried *set, now int64) map[string]string {
-	frac := c.budgetFraction(now)
+	frac := c.budgetFraction(r, now)
 	m := make(map[string]string, len(r.s.engines))
 	for _, e := range r.s.engines {
 		if tried.has(e.idx) {
@@ -616,7 +615,7 @@ func sticky(h uint64, engines []*engine, cands []candidate) *engine {
 // inCanary reports whether the user (by hash) falls in the engine's canary share. The share
 // is a threshold on a stable per-user number, so raising it keeps every user who was in.
 func inCanary(userHash uint64, e *engine) bool {
-	return float64(mix(userHash^e.nameHash)%10000) < e.prof.Canary*100
+	return float64(mix(userHash^e.nameHash)%10000) < e.canaryShare()*100
 }
 
 // rngStripes spreads the seeded random sequence over independent counters, so parallel

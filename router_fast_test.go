@@ -113,9 +113,9 @@ func shuffleState(c *Client, rng *rand.Rand, now int64) {
 		c.rebuildView(e, &nv)
 		e.view.Store(&nv)
 	}
-	if !c.budget.Unlimited() {
-		c.budget.Refund(c.budget.Reserved(now))
-		c.budget.Reserve([]float64{0, 50, 85, 99.5, 100}[rng.IntN(5)], now)
+	if day := c.budget.all.Day; !day.Unlimited() {
+		day.Charge(day.Reserved(now), 0, now)
+		day.Reserve([]float64{0, 50, 85, 99.5, 100}[rng.IntN(5)], now)
 	}
 }
 
@@ -149,7 +149,7 @@ func randomFastRequest(t *testing.T, c *Client, rng *rand.Rand, now int64) *requ
 // filterByExclude is what filter must return: the engines of stage s, not tried, that
 // exclude admits, in order, with exclude's trial marks.
 func filterByExclude(c *Client, r *request, tried *set, s stage, now int64) []candidate {
-	frac := c.budgetFraction(now)
+	frac := c.budgetFraction(r, now)
 	var out []candidate
 	for i, e := range r.s.engines {
 		if tried.has(e.idx) {
@@ -245,7 +245,7 @@ func (f *filterCoverage) add(c *Client, r *request, tried *set, s stage, now int
 	for _, e := range r.s.engines {
 		v := e.view.Load()
 		if !tried.has(e.idx) && s.in(e, v, r) {
-			if why, _ := c.exclude(e, v, r, now, c.budgetFraction(now)); why != reasonNone {
+			if why, _ := c.exclude(e, v, r, now, c.budgetFraction(r, now)); why != reasonNone {
 				f.dropped++
 			}
 		}

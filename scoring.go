@@ -286,6 +286,9 @@ func (c *Client) maybeFold(now int64) {
 	if now < next || !c.nextFold.CompareAndSwap(next, now+int64(s.routing.HealthEvery)) {
 		return
 	}
+	// Ramping canaries the fold demotes are rolled back after the unlock (ramp.go).
+	var demoted []*engine
+	defer func() { c.rampDemoted(demoted, now) }()
 	c.mu.Lock() // a Reconfigure copies views: not while they are being folded
 	defer c.mu.Unlock()
 	s = c.cfg.Load()
@@ -297,6 +300,7 @@ func (c *Client) maybeFold(now int64) {
 	for _, e := range s.engines {
 		if from, to, moved := c.foldEngine(e, secs); moved {
 			c.obs.poolChanged(e.name, from, to)
+			demoted = rampDemotion(demoted, e, to)
 		}
 		out = out || (e.demoted() && s.probes == nil) || e.has(flagSetAside)
 	}

@@ -27,6 +27,13 @@ type setup struct {
 	economyAt float64
 	daily     float64
 	probes    *ProbePolicy // defaults applied; nil: no probes
+	ramped    bool         // an engine ramps (Profile.Ramp): calls feed the canary analysis
+	// retired holds the telemetry of the engines the configuration before this one had and
+	// this one has not: one that comes back at the next Reconfigure (a configuration that
+	// alternates) reuses its attribute sets instead of building them again. It holds at most
+	// as many as that configuration had engines.
+	retired map[string]*engineTel
+	reuse   map[string]*engineTel // prev's retired, while buildSetup runs
 }
 
 // buildSetup builds the configuration o describes. Engines named as in prev (the running
@@ -44,6 +51,7 @@ func (c *Client) buildSetup(o options, prev *setup) (*setup, error) {
 		s.probes = &p
 	}
 	kept := map[int]bool{} // numbers of the engines that stay
+	s.reuse = prev.retiredTels()
 	for _, spec := range o.engines {
 		if spec.e == nil || prev == nil {
 			continue
@@ -74,7 +82,41 @@ func (c *Client) buildSetup(o options, prev *setup) (*setup, error) {
 		s.byName[e.name] = e
 		s.engines = append(s.engines, e)
 	}
+	s.reuse = nil
+	s.retire(prev)
 	return s, nil
+}
+
+// retire notes the telemetry of prev's engines that s does not have (see setup.retired).
+func (s *setup) retire(prev *setup) {
+	if prev == nil {
+		return
+	}
+	for _, e := range prev.engines {
+		if s.byName[e.name] == nil {
+			if s.retired == nil {
+				s.retired = make(map[string]*engineTel)
+			}
+			s.retired[e.name] = e.tel
+		}
+	}
+}
+
+// retiredTels returns s.retired; nil for a nil s.
+func (s *setup) retiredTels() map[string]*engineTel {
+	if s == nil {
+		return nil
+	}
+	return s.retired
+}
+
+// engineTel returns the telemetry of the engine named name: the one it had when it left
+// the configuration before the running one, else new.
+func (c *Client) engineTel(s *setup, name string) *engineTel {
+	if t := s.reuse[name]; t != nil {
+		return t
+	}
+	return c.obs.engineTel(name)
 }
 
 // newEngine validates a profile, applies its defaults and builds the engine for s: with
@@ -92,7 +134,7 @@ func (c *Client) newEngine(s *setup, i int, spec engineSpec, start time.Time, ol
 	if err != nil {
 		return nil, configError(fmt.Sprintf("WithEngine[%d].Profile.Languages", i), err.Error())
 	}
-	e := &engine{s: s, eng: spec.e, prof: p, langs: langs, quotaLimited: p.Quota > 0, canary: p.Canary > 0 || p.Staged,
+	e := &engine{s: s, eng: spec.e, prof: p, langs: langs, quotaLimited: p.Quota > 0, canary: p.Canary > 0 || p.Staged || p.Ramp != nil,
 		fallback: p.FallbackOnly, free: p.Class == ClassFree || p.CostPerMillion == 0, cost: CostScore(p.CostPerMillion)}
 	for sc := range sceneNames {
 		e.quality[sc] = p.Quality
@@ -105,9 +147,10 @@ func (c *Client) newEngine(s *setup, i int, spec engineSpec, start time.Time, ol
 	if old != nil {
 		c.inherit(e, old, v)
 	} else {
-		e.engineState = &engineState{idx: idx, name: name, nameHash: maphash.String(c.hashSeed, name), tel: c.obs.engineTel(name)}
+		e.engineState = &engineState{idx: idx, name: name, nameHash: maphash.String(c.hashSeed, name), tel: c.engineTel(s, name)}
 	}
 	c.gates(e, old, start)
+	c.rampFor(e, old, start)
 	c.rebuildView(e, v)
 	e.view.Store(v)
 	return e, nil

@@ -35,7 +35,8 @@ func (c *Client) storeAdmit(w *walk, e *engine, l *lease) error {
 	a := Admission{Now: c.clock.Now(), Engine: e.name, RequestID: storeRequestID(r), Chars: l.chars,
 		Quota: e.prof.Quota, QuotaPeriod: e.prof.QuotaPeriod, LeaseTTL: e.prof.Timeout + leaseMargin}
 	if !e.free {
-		a.Credits, a.Daily = l.cost, c.budget.Daily()
+		a.Credits = l.cost
+		c.fillBudgets(&a, r)
 	}
 	if w.j.next == 0 && len(w.j.split.Parts) == 1 {
 		a.CacheKey = c.storeKey(r)
@@ -47,7 +48,7 @@ func (c *Client) storeAdmit(w *walk, e *engine, l *lease) error {
 		c.obs.warn("store unreachable: call refused", e.name)
 		return &Error{Kind: KindUnavailable, Engine: e.name, Message: "skipped: shared state unreachable"}
 	}
-	c.learnSpent(got.Spent)
+	c.learnShared(r, &got)
 	switch {
 	case got.Cached != nil:
 		l.served, l.fromCache = got.Cached, true
@@ -86,7 +87,7 @@ func (c *Client) refused(e *engine, got Admitted) error {
 	case got.Refused == KindUnauthorized: // another replica's key was refused: out for a while, not set aside
 		e.outFor(&e.coolUntil, got.Until.UnixNano())
 	}
-	msg := "skipped: shared daily budget exhausted"
+	msg := "skipped: shared budget exhausted"
 	switch got.Refused {
 	case KindQuotaExhausted:
 		msg = "skipped: shared quota exhausted"

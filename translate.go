@@ -18,7 +18,6 @@ import (
 	"github.com/fanyi-go/translate/internal/clock"
 	"github.com/fanyi-go/translate/internal/deadline"
 	"github.com/fanyi-go/translate/internal/lang"
-	"github.com/fanyi-go/translate/internal/quota"
 	"github.com/fanyi-go/translate/internal/segment"
 )
 
@@ -45,6 +44,10 @@ type Request struct {
 	// Empty means any. It is a hard filter: no engine outside them serves the request,
 	// fallback engines included.
 	Regions []string
+	// Tenant names whose budget the request spends (Budget.Tenants): "" is the default
+	// tenant, and a tenant without a budget of its own spends the Client's only. At most 64
+	// ASCII letters, digits and - _ . : @ /; anything else is KindInvalidInput.
+	Tenant string
 }
 
 // Result is a translation and how it was made. Treat it as read-only: a fresh cache hit
@@ -88,7 +91,7 @@ type Client struct {
 	coarse    *clock.Coarse // the system clock, coarse; nil with an injected Clock
 	hashSeed  maphash.Seed
 	langs     *lang.Cache
-	budget    *quota.Budget
+	budget    *budgets
 	cache     *cache // nil: off
 	flights   flights
 	seen      seen
@@ -104,6 +107,7 @@ type Client struct {
 	store     Store
 	// sharedSpent is the shared budget's spend as the Store last reported it (float64 bits).
 	sharedSpent atomic.Uint64
+	ramps       rampState // canary analysis: the baseline and the OnCanaryStep listeners (ramp.go)
 
 	closed    atomic.Bool
 	closeOnce sync.Once
@@ -121,7 +125,7 @@ func New(opts ...Option) (*Client, error) {
 	}
 	c := &Client{
 		clock: o.clock, seed: o.seed, seeded: o.seeded, reload: reload,
-		hashSeed: maphash.MakeSeed(), langs: lang.NewCache(), budget: quota.NewBudget(o.budget.Daily),
+		hashSeed: maphash.MakeSeed(), langs: lang.NewCache(), budget: newBudgets(o.budget),
 		batchConc: o.batchConcurrency, store: o.store, stop: make(chan struct{}), seen: newSeen(),
 	}
 	c.runner = deadline.NewRunner(c.stop)
@@ -399,6 +403,9 @@ type EngineStatus struct {
 	// successful call, the mean of the first fold's (HealthEvery) successful calls after it,
 	// then moved 30% of the way to each later fold's mean.
 	LatencyEWMA time.Duration
+	// Canary is the share of UserIDs, in percent, the engine serves as a canary now: its
+	// ramp's (Profile.Ramp) or its profile's Canary; 0 for an engine that is not a canary.
+	Canary float64
 }
 
 // Engines returns a snapshot of every engine's standing, in the order they were given.
@@ -415,6 +422,9 @@ func (c *Client) Engines() []EngineStatus {
 		}
 		out[i] = EngineStatus{Name: e.name, Breaker: e.br.worst(), Pool: e.pool(), Health: liveHealth(e),
 			Score: v.score[SceneGeneral], QuotaLeft: left, SetAside: e.has(flagSetAside), LatencyEWMA: v.ewma}
+		if e.canary {
+			out[i].Canary = e.canaryShare()
+		}
 	}
 	return out
 }
@@ -481,8 +491,9 @@ func (c *Client) prepare(req *Request, r *request, now int64) error {
 		r.userHash = maphash.String(c.hashSeed, req.UserID)
 	}
 	r.regions = regionsHash(c.hashSeed, req.Regions)
-	if req.Priority != PriorityHigh && !c.budget.Unlimited() {
-		r.economy = max(c.budget.Fraction(now), c.sharedFraction()) >= r.s.economyAt
+	r.tenant = c.budget.tenant(req.Tenant)
+	if req.Priority != PriorityHigh {
+		r.economy = c.budgetFraction(r, now) >= r.s.economyAt
 	}
 	r.economy = r.economy || (req.Priority != PriorityHigh && r.s.peak(now))
 	return nil
@@ -499,6 +510,8 @@ func checkFields(req *Request) error {
 		return invalid("unknown Style")
 	case req.Priority > PriorityHigh:
 		return invalid("unknown Priority")
+	case !validTenant(req.Tenant):
+		return invalid("Tenant " + tenantRule)
 	}
 	return nil
 }

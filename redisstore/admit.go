@@ -62,6 +62,9 @@ func (s *Store) checkAdmission(a *translate.Admission) error {
 	if err := checkAdmission(a); err != nil {
 		return err
 	}
+	if err := checkTenant(a); err != nil {
+		return err
+	}
 	if err := s.stickyErr(); err != nil {
 		return err
 	}
@@ -89,25 +92,10 @@ const unlimited = 1e300
 func (s *Store) reserveAll(ctx context.Context, a translate.Admission, c *call) (translate.Admitted, error) {
 	got := translate.Admitted{QuotaLeft: -1}
 	if a.Daily > 0 || a.Credits > 0 {
-		start, end := day(a.Now)
-		c.budget = s.blocks.get("b", s.k.budget(start), start, end, false)
-		lim := a.Daily
-		if lim == 0 {
-			lim = unlimited // the spend is still shared, for Client.Budget
+		if err := s.reserveBudgets(ctx, &a, c, &got); err != nil || got.Refused != translate.KindUnknown {
+			s.release(c)
+			return got, err
 		}
-		if a.Credits > 0 {
-			b, _, err := s.reserve(ctx, c.budget, a.Credits, lim)
-			if err != nil {
-				return got, s.blockErr(err)
-			}
-			if b == nil {
-				got.Refused = translate.KindBudgetExceeded
-				got.Spent = c.budget.figure(a.Daily)
-				return got, nil
-			}
-			c.bb, c.credits = b, a.Credits
-		}
-		got.Spent = c.budget.figure(a.Daily)
 	}
 	if a.Quota > 0 {
 		start, end := quotaPeriod(a.Now, a.QuotaPeriod)
@@ -132,6 +120,32 @@ func (s *Store) reserveAll(ctx context.Context, a translate.Admission, c *call) 
 		got.QuotaLeft = c.quota.left(a.Quota)
 	}
 	return got, nil
+}
+
+// reserveBudgets reserves the admission's credits from the Client's day, then from its
+// month and the tenant's budgets (tenant.go). On a refusal or an error the caller releases
+// what c holds.
+func (s *Store) reserveBudgets(ctx context.Context, a *translate.Admission, c *call, got *translate.Admitted) error {
+	start, end := day(a.Now)
+	c.budget = s.blocks.get("b", s.k.budget(start), start, end, false)
+	lim := a.Daily
+	if lim == 0 {
+		lim = unlimited // the spend is still shared, for Client.Budget
+	}
+	if a.Credits > 0 {
+		b, _, err := s.reserve(ctx, c.budget, a.Credits, lim)
+		if err != nil {
+			return s.blockErr(err)
+		}
+		if b == nil {
+			got.Refused = translate.KindBudgetExceeded
+			got.Spent = c.budget.figure(a.Daily)
+			return nil
+		}
+		c.bb, c.credits = b, a.Credits
+	}
+	got.Spent = c.budget.figure(a.Daily)
+	return s.reserveMore(ctx, a, c, got)
 }
 
 func (s *Store) blockErr(err error) error {
@@ -164,6 +178,7 @@ func (l *limit) left(quota int64) int64 {
 }
 
 func (s *Store) release(c *call) {
+	c.settleMore(false, 0)
 	if c.bb != nil {
 		c.budget.settle(c.bb, c.credits, 0)
 		c.bb = nil
@@ -195,6 +210,7 @@ func (s *Store) finish(c *call, sent bool, credits, chars float64) {
 	if !sent {
 		credits, chars = 0, 0
 	}
+	c.settleMore(sent, credits)
 	if c.bb != nil {
 		c.budget.settle(c.bb, c.credits, credits)
 	}
@@ -379,11 +395,13 @@ func (s *Store) Hold(ctx context.Context, engine string, kind translate.Kind, un
 // Redis counts as spent plus this replica's own spend not reported yet; Reserved is what
 // the other replicas' blocks hold plus this replica's calls in flight. While Redis is
 // unreachable it reports the figures of the last refill the same way. Economy is left for
-// the Client to decide.
+// the Client to decide. See BudgetOf for the month's figures and a tenant's.
 func (s *Store) Budget(ctx context.Context, now time.Time, daily float64) (translate.BudgetStatus, error) {
-	start, end := day(now)
-	l := s.blocks.get("b", s.k.budget(start), start, end, false)
-	st := translate.BudgetStatus{Daily: daily}
+	return s.BudgetOf(ctx, now, "", daily, 0)
+}
+
+// readBudget reads the day's figures into l. The caller holds l.rmu.
+func (s *Store) readBudget(ctx context.Context, l *limit) error {
 	if s.reachable() {
 		ctx, cancel := context.WithTimeout(ctx, s.o.timeout)
 		defer cancel()
@@ -395,18 +413,10 @@ func (s *Store) Budget(ctx context.Context, now time.Time, daily float64) (trans
 			l.mu.Unlock()
 		} else {
 			if cerr := context.Cause(ctx); cerr != nil && !errors.Is(cerr, context.DeadlineExceeded) {
-				return st, cerr
+				return cerr
 			}
 			s.failed(err)
 		}
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	st.Spent, st.Reserved = l.spent, l.reserve
-	if c := l.cur; c != nil {
-		st.Spent += c.spent - c.reported
-		st.Reserved += c.inflight - (c.granted - c.reported)
-	}
-	st.Spent, st.Reserved = max(st.Spent, 0), max(st.Reserved, 0)
-	return st, nil
+	return nil
 }

@@ -48,6 +48,7 @@ type limit struct {
 	start time.Time // of the period
 	end   time.Time
 	quota bool
+	grp   *group // the blocks' zset and epoch when not the prefix's (a tenant's: tenant.go)
 
 	mu      sync.Mutex
 	cur     *block
@@ -132,6 +133,11 @@ type limits struct {
 }
 
 func (ls *limits) get(slot, key string, start, end time.Time, quota bool) *limit {
+	return ls.getIn(slot, key, start, end, quota, nil)
+}
+
+// getIn is get for a limit whose blocks live in g (nil: the prefix's).
+func (ls *limits) getIn(slot, key string, start, end time.Time, quota bool, g *group) *limit {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	if ls.m == nil {
@@ -140,9 +146,9 @@ func (ls *limits) get(slot, key string, start, end time.Time, quota bool) *limit
 	l := ls.m[slot]
 	if l == nil || l.key != key {
 		if l != nil && start.Before(l.start) {
-			return &limit{key: key, start: start, end: end, quota: quota} // an old period: no block
+			return &limit{key: key, start: start, end: end, quota: quota, grp: g} // an old period: no block
 		}
-		l = &limit{key: key, start: start, end: end, quota: quota}
+		l = &limit{key: key, start: start, end: end, quota: quota, grp: g}
 		ls.m[slot] = l
 	}
 	return l
@@ -287,8 +293,9 @@ func (s *Store) refillLocked(ctx context.Context, l *limit, want, need float64, 
 	if s.offsetKnown.Load() {
 		deadline = sent.UnixMicro() + s.o.timeout.Microseconds() + s.offset.Load()
 	}
-	r, err := s.sc.block.Run(ctx, s.rdb, []string{l.key, s.k.blocks(), s.k.epoch()},
-		now.UnixMilli(), deadline, s.epoch(), id, fnum(spent), fnum(add), fnum(need), fnum(want),
+	bx, ek, known := s.groupKeys(l)
+	r, err := s.sc.block.Run(ctx, s.rdb, []string{l.key, bx, ek},
+		now.UnixMilli(), deadline, known, id, fnum(spent), fnum(add), fnum(need), fnum(want),
 		fnum(lim), now.Add(BlockTTL).UnixMilli(), ttl, l.start.UnixMilli(), mode, newLeaseID(),
 		fnum(unit), fnum(max(free, 0))).Slice()
 	if err == nil {
@@ -322,7 +329,7 @@ func (s *Store) applyBlock(l *limit, r []any, sent, now time.Time) error {
 	srv, _ := r[6].(int64)
 	epoch, _ := r[7].(string)
 	s.learnOffset(sent, time.Now(), srv)
-	s.setEpoch(epoch)
+	s.learnEpoch(l, epoch)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.spent, l.reserve = fs, fr

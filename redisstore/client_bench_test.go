@@ -22,12 +22,18 @@ import (
 //
 // On a shared host read cpu-ns/op (the process's CPU per request) beside ns/op.
 
-// counter counts Redis round trips: one per command, one per pipeline.
+// counter counts Redis round trips: one per command, one per pipeline; not the hold
+// watch's MGET, which each Client sends every WithHoldPoll whatever its requests.
 type counter struct{ n atomic.Int64 }
 
 func (c *counter) DialHook(next redis.DialHook) redis.DialHook { return next }
 func (c *counter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error { c.n.Add(1); return next(ctx, cmd) }
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if cmd.Name() != "mget" {
+			c.n.Add(1)
+		}
+		return next(ctx, cmd)
+	}
 }
 func (c *counter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error { c.n.Add(1); return next(ctx, cmds) }

@@ -364,3 +364,53 @@ func dumpKeys(t *testing.T, rdb *redis.Client, prefix string) map[string]string 
 	}
 	return out
 }
+
+// Two replicas spend one tenant's monthly budget together: its 100 credits buy 10 calls
+// of 10 across both (overrun 0), the rest of its requests are refused with
+// KindBudgetExceeded, another tenant is served meanwhile, and both replicas report the
+// shared month.
+func TestClientsShareATenantsBudget(t *testing.T) {
+	srv := needRedis(t)
+	e := &recEngine{name: "paid"}
+	budget := translate.WithBudget(translate.Budget{Monthly: 10000, Tenants: map[string]translate.Budget{
+		"acme": {Monthly: 100}, "beta": {Daily: 1000}}})
+	a := replicaOf(t, srv.Addr, "share:tenant:", 0, paid(e), []translate.Option{budget})
+	b := replicaOf(t, srv.Addr, "share:tenant:", 0, paid(e), []translate.Option{budget})
+	refused := 0
+	for n := range 20 {
+		r := req(n, "paid")
+		r.Tenant = "acme"
+		_, err := []*replica{a, b}[n%2].c.Translate(context.Background(), r)
+		switch translate.KindOf(err) {
+		case translate.KindUnknown:
+		case translate.KindBudgetExceeded:
+			refused++
+		default:
+			t.Fatalf("request %d: %v", n, err)
+		}
+	}
+	if n := len(e.calls()); n != 10 || refused != 10 {
+		t.Errorf("acme: engine calls %d, refused %d; want 10 and 10 (monthly budget 100, 10 credits a call)", n, refused)
+	}
+	r := req(100, "paid")
+	r.Tenant = "beta"
+	if _, err := b.c.Translate(context.Background(), r); err != nil {
+		t.Errorf("beta while acme's month is spent: %v", err)
+	}
+	for _, r := range []*replica{a, b} {
+		if err := r.st.Flush(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := translate.BudgetStatus{Tenant: "acme", Spent: 100, Monthly: 100, MonthSpent: 100, Economy: true}
+	for i, r := range []*replica{a, b} {
+		got, ok := r.c.TenantBudget("acme")
+		if diff := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-9)); diff != "" || !ok {
+			t.Errorf("replica %d TenantBudget(acme) ok=%v (-want +got):\n%s", i, ok, diff)
+		}
+		all := r.c.Budget()
+		if diff := cmp.Diff(translate.BudgetStatus{Spent: 110, Monthly: 10000, MonthSpent: 110}, all, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+			t.Errorf("replica %d Budget (-want +got):\n%s", i, diff)
+		}
+	}
+}

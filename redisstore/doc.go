@@ -35,6 +35,18 @@
 // A call's reservation that is never settled (the Client lost it) counts as spent in its
 // block once LeaseTTL has passed (DefaultLeaseTTL when the Admission gives none).
 //
+// # Months and tenants
+//
+// The Store is a translate.BudgetStore: an Admission's Monthly limit (a UTC calendar month)
+// and its tenant's TenantDaily and TenantMonthly are leased in blocks like the day's budget,
+// and an admission takes its credits from every block it needs, in process, all or nothing.
+// The Client's month lives beside its day under the prefix; a tenant's day and month live
+// under "t:{TENANT}:" (the prefix escaped before it), in the tenant's own slot of a cluster,
+// with a zset of blocks and an epoch of their own. A month whose figures Redis lost grants
+// nothing more until the month ends, as a lost day does until the day ends. The Store keeps
+// blocks for at most 10,000 tenants; past that it forgets tenants whose blocks were all
+// returned, and refuses (KindInvalidInput) an admission for a new tenant when it cannot.
+//
 // # When Redis does not answer
 //
 // Every call to Redis waits at most WithTimeout. A replica that cannot reach Redis, alone
@@ -50,6 +62,16 @@
 // an outage may reach an engine once through each (availability first). With
 // WithStrictRequestIDs a Client instead refuses, with translate.KindUnavailable, an
 // admission whose request id it did not itself admit within translate.RequestWindow.
+//
+// # Shared engine holds
+//
+// Store is a translate.HoldStore. An engine that one replica finds down (its breaker
+// opens), out of quota or unauthorized is held under the key h:ENGINE until the hold ends;
+// each Client reads its configured engines' holds with one MGET every WithHoldPoll (default
+// 500ms) and keeps a held engine out of routing without touching its own breaker. A
+// held-down engine is probed by one replica at a time: a probe first takes the engine's
+// probe lock (SET NX PX, never released early), and one that passes deletes the hold for
+// all. While Redis does not answer, each replica keeps to its own breakers.
 //
 // # Redis losing data
 //

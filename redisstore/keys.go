@@ -16,11 +16,13 @@ import (
 // cluster when p carries a hash tag:
 //
 //	p b:YYYY-MM-DD      the day's budget: a figure hash (see scripts.go); expires a day after its day
+//	p m:YYYY-MM         the UTC calendar month's budget (with a monthly limit); expires a day after its month
 //	p q:ENGINE:START    the quota period that starts at START (Unix ms): a figure hash; expires a
 //	                    period after the period ends
 //	p bx                zset of live blocks ("ID|KEY" -> expiry in Unix ms); expires a day after the last
 //	p E                 the epoch "CREATED:LOSTAT"; expires with the longest-lived figure key
 //	p h:ENGINE          the hold "KIND:UNTILMS"; expires at UNTIL
+//	p hp:ENGINE         the engine's probe lock while it is held (ProbeLock); expires after its ttl
 //
 // Request ids and cache entries are single keys spread over the slots by their own hash tag,
 // under p with its braces escaped (q below), so they never share the tenant's slot:
@@ -31,6 +33,12 @@ import (
 //	q c:{H}             a second-level cache entry (JSON), H a hash of the cache key; expires
 //	                    after the cache TTL (about 100 bytes plus the text)
 //
+// A tenant with a budget of its own (translate.Admission.Tenant) has its figures under a
+// hash tag of its own, so a cluster spreads tenants over its slots (tenant.go):
+//
+//	q t:{T}:b:YYYY-MM-DD   the tenant's day; q t:{T}:m:YYYY-MM its month (with a monthly limit)
+//	q t:{T}:bx, q t:{T}:E  its live blocks and its epoch, as bx and E above
+//
 // A day is a UTC day; a quota period of length P starts at a multiple of P since the Unix epoch.
 type keys struct{ prefix, spread string }
 
@@ -39,9 +47,10 @@ func newKeys(prefix string) keys {
 	return keys{prefix: prefix, spread: esc}
 }
 
-func (k keys) blocks() string       { return k.prefix + "bx" }
-func (k keys) epoch() string        { return k.prefix + "E" }
-func (k keys) hold(e string) string { return k.prefix + "h:" + e }
+func (k keys) blocks() string        { return k.prefix + "bx" }
+func (k keys) epoch() string         { return k.prefix + "E" }
+func (k keys) hold(e string) string  { return k.prefix + "h:" + e }
+func (k keys) probe(e string) string { return k.prefix + "hp:" + e }
 func (k keys) budget(day time.Time) string {
 	return k.prefix + "b:" + day.Format(time.DateOnly)
 }

@@ -117,12 +117,14 @@ func (l *local) recover() bool {
 	return true
 }
 
-// held is the engine's hold at now, as last known here.
+// held is the engine's hold at now that refuses admissions, as last known here: a vendor's
+// refusal. An engine held down (a breaker opened) is kept out of routing by the Clients'
+// hold watch instead (WatchHolds), which lets it back in as soon as a probe passes anywhere.
 func (l *local) held(engine string, now time.Time) (heldEngine, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	h, ok := l.holds[engine]
-	return h, ok && h.until.After(now)
+	return h, ok && h.until.After(now) && h.kind != translate.KindUnavailable
 }
 
 // holdDue reports whether the engine's shared hold should be read again (first: it never
@@ -145,6 +147,33 @@ func (l *local) learnHold(engine string, kind translate.Kind, until time.Time) {
 	if h, ok := l.holds[engine]; !ok || h.until.Before(until) {
 		l.holds[engine] = heldEngine{kind, until}
 	}
+}
+
+// replaceHold keeps what Redis holds for the engine (ok false: no hold), except a hold set
+// here that waits to be pushed; it returns the engine's hold as now known.
+func (l *local) replaceHold(key, engine string, h heldEngine, ok bool) (heldEngine, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if p, pending := l.holdOps[key]; pending {
+		kind, until := parseHold(p.value)
+		if !ok || h.until.Before(until) {
+			h, ok = heldEngine{kind, until}, true
+		}
+	}
+	if !ok {
+		delete(l.holds, engine)
+		return heldEngine{}, false
+	}
+	l.holds[engine] = h
+	return h, true
+}
+
+// unhold forgets the engine's hold, here and in what waits to be pushed.
+func (l *local) unhold(key, engine string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.holds, engine)
+	delete(l.holdOps, key)
 }
 
 // hold keeps a hold set here and queues it for Redis.

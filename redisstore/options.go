@@ -17,13 +17,14 @@ type options struct {
 	cacheTTL  time.Duration
 	timeout   time.Duration
 	strictIDs bool
+	holdPoll  time.Duration
 	logger    *slog.Logger
 	meter     metric.MeterProvider
 	now       func() time.Time // wall clock for Hold and the server-side deadline; tests replace it
 }
 
 func defaultOptions() options {
-	return options{prefix: "translate:", replicas: 1, timeout: 100 * time.Millisecond, now: time.Now}
+	return options{prefix: "translate:", replicas: 1, timeout: 100 * time.Millisecond, holdPoll: defaultHoldPoll, now: time.Now}
 }
 
 // WithPrefix namespaces every key the store writes. Default "translate:". Clients share
@@ -77,6 +78,8 @@ func (o *options) validate() error {
 		return errors.New("redisstore: WithReplicas: n must be at least 1")
 	case o.timeout <= 0:
 		return errors.New("redisstore: WithTimeout: must be positive")
+	case o.holdPoll < minHoldPoll || o.holdPoll > maxHoldPoll:
+		return errors.New("redisstore: WithHoldPoll: must be between 10ms and 10s")
 	case o.cacheTTL < 0:
 		return errors.New("redisstore: WithCache: ttl must not be negative")
 	case o.now == nil:

@@ -116,13 +116,14 @@ func TestFlushAllMidRunOverrunsNothing(t *testing.T) {
 // proxy forwards TCP connections to a server until blackhole: then it forwards nothing,
 // and keeps the connections open, as a network partition does.
 type proxy struct {
-	ln   net.Listener
-	to   string
-	hole atomic.Bool
-	slow atomic.Int64 // ns each chunk waits before it is forwarded: an overloaded host
-	mu   sync.Mutex
-	cs   []net.Conn
-	wg   sync.WaitGroup
+	ln     net.Listener
+	to     string
+	hole   atomic.Bool
+	slow   atomic.Int64 // ns each chunk waits before it is forwarded: an overloaded host
+	mu     sync.Mutex
+	closed bool // by close: a connection accepted later is closed at once
+	cs     []net.Conn
+	wg     sync.WaitGroup
 }
 
 func newProxy(t *testing.T, to string) *proxy {
@@ -146,15 +147,21 @@ func (p *proxy) accept() {
 		if err != nil {
 			return
 		}
-		s, err := net.Dial("tcp", p.to)
+		s, err := net.DialTimeout("tcp", p.to, 5*time.Second)
 		if err != nil {
 			c.Close()
 			continue
 		}
 		p.mu.Lock()
+		if p.closed { // close ran while this one was dialling: nobody would close these
+			p.mu.Unlock()
+			c.Close()
+			s.Close()
+			return
+		}
 		p.cs = append(p.cs, c, s)
-		p.mu.Unlock()
 		p.wg.Add(2)
+		p.mu.Unlock()
 		go p.pipe(c, s)
 		go p.pipe(s, c)
 	}
@@ -183,6 +190,7 @@ func (p *proxy) pipe(dst, src net.Conn) {
 func (p *proxy) close() {
 	p.ln.Close()
 	p.mu.Lock()
+	p.closed = true
 	for _, c := range p.cs {
 		c.Close()
 	}

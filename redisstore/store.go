@@ -41,8 +41,9 @@ type Store struct {
 	epochV      atomic.Value // string: the epoch this Store last saw
 	cfgErr      atomic.Pointer[error]
 
-	blocks limits
-	loc    local
+	blocks  limits
+	tenants tenantGroups // the groups of tenants' figures (tenant.go)
+	loc     local
 
 	callsMu   sync.Mutex
 	calls     map[string]*call // lease token -> the call's reservations; bounded by the calls in flight
@@ -65,6 +66,7 @@ type call struct {
 	chars         float64
 	rkey          string
 	expires       time.Time
+	more          heldSet // the Client's month, the tenant's day and month (tenant.go)
 }
 
 // New returns a Store over rdb. rdb must honour context deadlines

@@ -414,6 +414,8 @@ func TestNewValidates(t *testing.T) {
 		"zero replicas":       {rdb, []Option{WithReplicas(0)}},
 		"zero timeout":        {rdb, []Option{WithTimeout(0)}},
 		"negative cache ttl":  {rdb, []Option{WithCache(-time.Second)}},
+		"hold poll too short": {rdb, []Option{WithHoldPoll(time.Millisecond)}},
+		"hold poll too long":  {rdb, []Option{WithHoldPoll(time.Minute)}},
 	} {
 		if _, err := New(c.rdb, c.opts...); err == nil {
 			t.Errorf("%s: New succeeded", name)

@@ -26,8 +26,10 @@ var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); retu
 type Context struct {
 	parent   context.Context
 	deadline time.Time
-	watched  bool // ended by the Runner that waits for its call: Done arms nothing
-	observed bool // Done or AfterFunc was asked: somebody may hold the Context
+	watched  bool   // ended by the Runner that waits for its call: Done arms nothing
+	alarm    *Alarm // set up with InitInline: Done arms it instead of a timer of its own
+	armed    bool   // Done armed the alarm
+	observed bool   // Done or AfterFunc was asked: somebody may hold the Context
 
 	done atomic.Pointer[chan struct{}] // nil until Done is asked or the context ends
 	ch   chan struct{}                 // Done's channel, once asked: done then points here
@@ -36,6 +38,7 @@ type Context struct {
 	err        error // set once, when the context ends
 	timer      *time.Timer
 	stopParent func() bool
+	parentLeft bool         // stopParent was too late: its function runs, and reads the Context
 	funcs      []afterFunc  // registered by AfterFunc, not yet run or stopped
 	fbuf       [2]afterFunc // funcs' first backing array: a derived context costs no map
 	lastID     uint64       // AfterFunc's registrations, never reset: a stale stop finds nothing
@@ -57,11 +60,18 @@ func New(parent context.Context, d time.Time) *Context {
 // parent, ending at d at the latest.
 func (c *Context) Init(parent context.Context, d time.Time) {
 	c.done.Store(nil)
-	c.ch = nil
-	c.err, c.timer, c.stopParent = nil, nil, nil
-	c.fbuf = [2]afterFunc{}
-	c.funcs = c.fbuf[:0]
-	c.parent, c.deadline, c.watched, c.observed = parent, d, false, false
+	c.ch, c.err = nil, nil
+	if c.timer != nil || c.stopParent != nil { // seldom: pointer writes cost write barriers
+		c.timer, c.stopParent = nil, nil
+	}
+	if c.fbuf[0].f != nil || c.fbuf[1].f != nil || cap(c.funcs) == 0 || &c.funcs[:1][0] != &c.fbuf[0] {
+		c.fbuf = [2]afterFunc{}
+		c.funcs = c.fbuf[:0]
+	}
+	c.parent, c.deadline, c.watched, c.observed, c.parentLeft = parent, d, false, false, false
+	if c.alarm != nil {
+		c.alarm, c.armed = nil, false
+	}
 	if pd, ok := parent.Deadline(); ok && pd.Before(d) {
 		c.deadline = pd
 	}
@@ -73,6 +83,14 @@ func (c *Context) Init(parent context.Context, d time.Time) {
 func (c *Context) InitWatched(parent context.Context, d time.Time) {
 	c.Init(parent, d)
 	c.watched = true
+}
+
+// InitInline is Init for a Context whose call runs inline on the goroutine that owns w:
+// Done arms w's alarm, one timer made once per Waiter and reused, instead of a timer of its
+// own (and follows the parent only when the parent can end). Release stops the alarm.
+func (c *Context) InitInline(parent context.Context, d time.Time, w *Waiter) {
+	c.Init(parent, d)
+	c.alarm = &w.alarm
 }
 
 // Deadline returns the deadline.
@@ -106,8 +124,15 @@ func (c *Context) Done() <-chan struct{} {
 		c.endLocked(context.DeadlineExceeded)
 		return c.ch
 	}
-	c.timer = time.AfterFunc(left, func() { c.end(context.DeadlineExceeded) })
-	c.stopParent = context.AfterFunc(c.parent, func() { c.end(c.parent.Err()) })
+	if c.alarm != nil {
+		c.alarm.arm(c, left)
+		c.armed = true
+	} else {
+		c.timer = time.AfterFunc(left, func() { c.end(context.DeadlineExceeded) })
+	}
+	if c.parent.Done() != nil {
+		c.stopParent = context.AfterFunc(c.parent, func() { c.end(c.parent.Err()) })
+	}
 	return c.ch
 }
 
@@ -165,13 +190,20 @@ func (c *Context) stopFunc(id uint64) bool {
 // InitWatched arms nothing, so it is reusable also when Done was asked, unless an AfterFunc
 // was still registered (its function, started now, may read the Context later). A caller
 // whose work did not return (an abandoned call) must not reuse it whatever Release says.
+// One set up with InitInline is reusable unless a function of its alarm, of its parent or
+// of AfterFunc may still run.
 func (c *Context) Release() (reusable bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	pending := len(c.funcs) > 0
 	c.endLocked(context.Canceled)
-	if c.watched {
+	switch {
+	case c.watched:
 		return !pending
+	case c.alarm != nil:
+		stopped := !c.armed || c.alarm.stop()
+		c.armed = false
+		return stopped && !pending && !c.parentLeft
 	}
 	return !c.observed && c.timer == nil && c.stopParent == nil
 }
@@ -195,12 +227,44 @@ func (c *Context) endLocked(err error) {
 	if c.timer != nil {
 		c.timer.Stop()
 	}
-	if c.stopParent != nil {
-		c.stopParent()
+	if c.stopParent != nil && !c.stopParent() {
+		c.parentLeft = true
 	}
 	for _, a := range c.funcs {
 		go a.f()
 	}
 	clear(c.funcs)
 	c.funcs = c.funcs[:0]
+}
+
+// An Alarm ends a Context at its deadline with one timer, made at its first use and reused
+// after: what a Context set up with InitInline arms when Done is asked. It serves one
+// Context at a time; its methods are called under that Context's lock.
+type Alarm struct {
+	t      *time.Timer
+	target *atomic.Pointer[Context] // the Context t ends: the timer's function reads it
+}
+
+// arm sets the alarm to end c in d.
+func (a *Alarm) arm(c *Context, d time.Duration) {
+	if a.t != nil {
+		a.target.Store(c)
+		a.t.Reset(d)
+		return
+	}
+	target := new(atomic.Pointer[Context])
+	target.Store(c)
+	a.t = time.AfterFunc(d, func() { target.Load().end(context.DeadlineExceeded) })
+	a.target = target
+}
+
+// stop disarms the alarm and reports whether its function cannot run any more. If it may
+// (the timer fired), the alarm drops its timer: the function ends the Context it was armed
+// for, never the next one.
+func (a *Alarm) stop() bool {
+	if a.t.Stop() {
+		return true
+	}
+	a.t, a.target = nil, nil
+	return false
 }

@@ -51,8 +51,12 @@ type Call struct {
 	state atomic.Int32
 }
 
-// A Waiter is what one goroutine needs to wait for calls: a timer, made once and reused.
-type Waiter struct{ t *time.Timer }
+// A Waiter is what one goroutine needs to wait for calls, or to make them inline: a timer
+// and an Alarm (see InitInline), each made once and reused.
+type Waiter struct {
+	t     *time.Timer
+	alarm Alarm
+}
 
 // wait waits for c's job until d from now, and reports whether it returned.
 func (w *Waiter) wait(c *Call, parent <-chan struct{}, d time.Duration) (returned, parentDone bool) {

@@ -6,8 +6,10 @@ import (
 	"time"
 )
 
-// Budget is a number of credits per UTC day. Safe for concurrent use; the zero value is not
-// usable: call NewBudget.
+// Budget is a number of credits per UTC day (NewBudget) or per UTC calendar month
+// (NewMonthlyBudget). Safe for concurrent use; the zero value is not usable: call NewBudget
+// or NewMonthlyBudget. The methods named after the day (Daily, SetDaily) apply to the
+// month's limit in a monthly Budget.
 //
 // Credits are reserved before a call (Reserve), then either refunded or charged (Charge).
 // The day's spend (charged) and reservations (in flight) are kept apart, and Reserve checks
@@ -18,6 +20,15 @@ import (
 type Budget struct {
 	daily atomic.Uint64 // float64 bits; 0: unlimited
 	p     periods[budgetCounts]
+}
+
+// NewMonthlyBudget returns a budget per UTC calendar month; 0 means unlimited. A month
+// starts at 00:00 UTC on its first day, whatever its length.
+func NewMonthlyBudget(monthly float64) *Budget {
+	b := &Budget{}
+	b.SetDaily(monthly)
+	b.p.initMonths(0)
+	return b
 }
 
 // budgetCounts are a day's counters, float64 bits.

@@ -1,6 +1,9 @@
 package quota
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+	"time"
+)
 
 // A span is one period's counters, c, for the times [start, end). A span is made when its
 // period begins and published by compare-and-swap, so a new period starts from fresh counters
@@ -12,9 +15,11 @@ type span[C any] struct {
 	c          C
 }
 
-// periods is the current span of a sequence of periods of length nanos aligned on origin.
+// periods is the current span of a sequence of periods of length nanos aligned on origin,
+// or, with months, of UTC calendar months.
 type periods[C any] struct {
 	origin, length int64
+	months         bool
 	cur            atomic.Pointer[span[C]]
 }
 
@@ -23,8 +28,18 @@ func (p *periods[C]) init(origin, length, now int64) {
 	p.cur.Store(p.spanOf(now))
 }
 
+// initMonths starts a sequence of UTC calendar months.
+func (p *periods[C]) initMonths(now int64) {
+	p.months = true
+	p.cur.Store(p.spanOf(now))
+}
+
 // spanOf returns a new, empty span for the period holding now.
 func (p *periods[C]) spanOf(now int64) *span[C] {
+	if p.months {
+		start, end := MonthOf(now)
+		return &span[C]{start: start, end: end}
+	}
 	d := now - p.origin
 	i := d / p.length
 	if d%p.length < 0 {
@@ -77,4 +92,12 @@ func (p *periods[C]) current(now int64) *span[C] {
 func (p *periods[C]) of(now int64) *span[C] {
 	s, _ := p.at(now)
 	return s
+}
+
+// MonthOf returns the UTC calendar month holding now (Unix nanoseconds): its first
+// nanosecond and the first of the next month.
+func MonthOf(now int64) (start, end int64) {
+	t := time.Unix(0, now).UTC()
+	m := time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
+	return m.UnixNano(), m.AddDate(0, 1, 0).UnixNano()
 }

@@ -48,9 +48,13 @@ func StartCluster(n int) (*Cluster, error) {
 	}
 	args := append([]string{"--cluster", "create"}, c.Addrs...)
 	args = append(args, "--cluster-replicas", "0", "--cluster-yes")
-	if out, err := exec.Command("redis-cli", args...).CombinedOutput(); err != nil {
+	// redis-cli waits for the nodes to join without a limit of its own ("Waiting for the
+	// cluster to join..."): bound it, so a cluster that never forms fails the start.
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if out, err := exec.CommandContext(ctx, "redis-cli", args...).CombinedOutput(); err != nil {
 		c.Stop()
-		return nil, fmt.Errorf("redistest: redis-cli --cluster create: %w: %s", err, out)
+		return nil, fmt.Errorf("redistest: redis-cli --cluster create (at most 60s): %w: %s", err, out)
 	}
 	if err := c.WaitOK(30 * time.Second); err != nil {
 		c.Stop()

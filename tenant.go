@@ -1,0 +1,286 @@
+package translate
+
+import (
+	"context"
+	"math"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/fanyi-go/translate/internal/quota"
+)
+
+// Tenants (Request.Tenant, Budget.Tenants): a request of a tenant with a budget of its own
+// spends that budget and the Client's together; any other request spends the Client's
+// alone. The figures of a tenant live in the configured set only, so no request can make
+// the Client keep state for a tenant name it chose.
+
+// maxTenants bounds Budget.Tenants; maxTenantBytes bounds a tenant's name.
+const (
+	maxTenants     = 10000
+	maxTenantBytes = 64
+)
+
+// tenantChars are the characters a tenant name may hold besides ASCII letters and digits.
+const tenantChars = "-_.:@/"
+
+// validTenant reports whether name is a tenant name: "" (the default tenant), or 1..64
+// ASCII letters, digits and - _ . : @ /.
+func validTenant(name string) bool {
+	if len(name) > maxTenantBytes {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		switch ch := name[i]; {
+		case ch >= 'a' && ch <= 'z', ch >= 'A' && ch <= 'Z', ch >= '0' && ch <= '9':
+		case ch < 0x80 && containsByte(tenantChars, ch):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func containsByte(s string, b byte) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == b {
+			return true
+		}
+	}
+	return false
+}
+
+const tenantRule = "must be 1..64 ASCII letters, digits and - _ . : @ /"
+
+// budgetProblem returns the first setting of b outside its range: the Go path (for New),
+// the JSON path (for ParseConfig) and why. All empty when b is valid.
+func budgetProblem(b Budget) (goPath, jsonPath, msg string) {
+	if field, msg := outOfRange(b); field != "" {
+		return "Budget." + field, "budget." + snake(field), msg
+	}
+	if len(b.Tenants) > maxTenants {
+		return "Budget.Tenants", "budget.tenants", "must hold at most " + strconv.Itoa(maxTenants) + " tenants"
+	}
+	for _, name := range sortedKeys(b.Tenants) {
+		tb := b.Tenants[name]
+		g, j := "Budget.Tenants["+strconv.Quote(name)+"]", "budget.tenants."+name
+		field, msg := outOfRange(tb)
+		switch {
+		case name == "" || !validTenant(name):
+			return g, j, "tenant name " + tenantRule
+		case field != "":
+			return g + "." + field, j + "." + snake(field), msg
+		case tb.EconomyAt != 0:
+			return g + ".EconomyAt", j + ".economy_at", "must be 0: the Client's EconomyAt applies to every tenant"
+		case len(tb.Tenants) > 0:
+			return g + ".Tenants", j + ".tenants", "must be empty: a tenant has no tenants"
+		}
+	}
+	return "", "", ""
+}
+
+// validate is New's check of the budget: ranges, tenants, and a Store able to share what
+// the budget asks it to.
+func (b Budget) validate(st Store) error {
+	if g, _, msg := budgetProblem(b); g != "" {
+		return configError(g, msg)
+	}
+	if _, ok := st.(BudgetStore); st != nil && !ok && (b.Monthly > 0 || len(b.Tenants) > 0) {
+		return configError("WithStore", "the Store cannot share monthly or per-tenant budgets (it is not a BudgetStore)")
+	}
+	return nil
+}
+
+// budgets are a Client's budgets in process: its own daily and monthly budgets, and each
+// configured tenant's.
+type budgets struct {
+	all        quota.Pair
+	monthSpent atomic.Uint64 // the Client's month as the Store last reported it, float64 bits
+	mu         sync.Mutex    // serialises set
+	tenants    atomic.Pointer[map[string]*tenantBudget]
+}
+
+// tenantBudget is one configured tenant's budget, and its figures as the Store last
+// reported them.
+type tenantBudget struct {
+	name           string
+	b              quota.Pair
+	shDay, shMonth atomic.Uint64 // float64 bits
+}
+
+func newBudgets(b Budget) *budgets {
+	bs := &budgets{all: quota.NewPair(b.Daily, b.Monthly)}
+	bs.set(b)
+	return bs
+}
+
+// set applies a new budget: limits change from now on, and tenants that stay keep what
+// they spent. A removed tenant's calls in flight settle on its old figures.
+func (bs *budgets) set(b Budget) {
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	bs.all.Set(b.Daily, b.Monthly)
+	var old map[string]*tenantBudget
+	if p := bs.tenants.Load(); p != nil {
+		old = *p
+	}
+	m := make(map[string]*tenantBudget, len(b.Tenants))
+	for name, tb := range b.Tenants {
+		t := old[name]
+		if t == nil {
+			t = &tenantBudget{name: name, b: quota.NewPair(tb.Daily, tb.Monthly)}
+		}
+		t.b.Set(tb.Daily, tb.Monthly)
+		m[name] = t
+	}
+	bs.tenants.Store(&m)
+}
+
+// Daily is the Client's daily limit, 0 when unlimited.
+func (bs *budgets) Daily() float64 { return bs.all.Day.Daily() }
+
+// tenant returns the budget of the tenant name, nil when it has none of its own.
+func (bs *budgets) tenant(name string) *tenantBudget {
+	if name == "" {
+		return nil
+	}
+	return (*bs.tenants.Load())[name]
+}
+
+// reserve takes cost from t's budget (nil: none) and the Client's, all or nothing.
+func (bs *budgets) reserve(t *tenantBudget, cost float64, now int64) bool {
+	if t != nil && !t.b.Reserve(cost, now) {
+		return false
+	}
+	if !bs.all.Reserve(cost, now) {
+		if t != nil {
+			t.b.Refund(cost, now)
+		}
+		return false
+	}
+	return true
+}
+
+// refund gives back a reservation of cost made at now.
+func (bs *budgets) refund(t *tenantBudget, cost float64, now int64) {
+	bs.all.Refund(cost, now)
+	if t != nil {
+		t.b.Refund(cost, now)
+	}
+}
+
+// charge settles a reservation made at now at what the call cost.
+func (bs *budgets) charge(t *tenantBudget, reserved, actual float64, now int64) {
+	bs.all.Charge(reserved, actual, now)
+	if t != nil {
+		t.b.Charge(reserved, actual, now)
+	}
+}
+
+// budgetFraction returns the largest fraction spent (and reserved) of the budgets r
+// spends, -1 when none of them has a limit: the Client's day and month, and r's tenant's,
+// each the larger of this Client's own figure and the Store's last report.
+func (c *Client) budgetFraction(r *request, now int64) float64 {
+	bs, t := c.budget, r.tenant
+	if bs.all.Unlimited() && (t == nil || t.b.Unlimited()) {
+		return -1
+	}
+	f := max(bs.all.Fraction(now), c.sharedFraction(), sharedOf(&bs.monthSpent, bs.all.Month.Daily()))
+	if t != nil {
+		f = max(f, t.b.Fraction(now), sharedOf(&t.shDay, t.b.Day.Daily()), sharedOf(&t.shMonth, t.b.Month.Daily()))
+	}
+	return f
+}
+
+// sharedOf is a figure the Store reported, as a fraction of limit; 0 for no limit.
+func sharedOf(v *atomic.Uint64, limit float64) float64 {
+	if limit <= 0 {
+		return 0
+	}
+	return math.Float64frombits(v.Load()) / limit
+}
+
+func learn(v *atomic.Uint64, spent float64) {
+	if spent >= 0 && !math.IsNaN(spent) && !math.IsInf(spent, 0) {
+		v.Store(math.Float64bits(spent))
+	}
+}
+
+// fillBudgets puts the budgets r spends in a: the Client's, and its tenant's when it has
+// one of its own.
+func (c *Client) fillBudgets(a *Admission, r *request) {
+	a.Daily, a.Monthly = c.budget.all.Day.Daily(), c.budget.all.Month.Daily()
+	if t := r.tenant; t != nil {
+		a.Tenant, a.TenantDaily, a.TenantMonthly = t.name, t.b.Day.Daily(), t.b.Month.Daily()
+	}
+}
+
+// learnShared keeps the figures a Store's admission reported, for economy mode.
+func (c *Client) learnShared(r *request, got *Admitted) {
+	c.learnSpent(got.Spent)
+	if c.budget.all.Month.Daily() > 0 {
+		learn(&c.budget.monthSpent, got.MonthSpent)
+	}
+	if t := r.tenant; t != nil {
+		learn(&t.shDay, got.TenantSpent)
+		learn(&t.shMonth, got.TenantMonthSpent)
+	}
+}
+
+// TenantBudget reports the budget of tenant: its own daily and monthly figures (the
+// Store's when the Client has one) and Economy as its requests see it (the tenant's
+// figures or the Client's, whichever is closer to its limit). ok is false when the tenant
+// has no budget of its own (see Budget.Tenants): its requests spend the Client's budget,
+// which the status then reports, as Client.Budget does.
+func (c *Client) TenantBudget(tenant string) (st BudgetStatus, ok bool) {
+	t := c.budget.tenant(tenant)
+	return c.budgetStatus(t), t != nil
+}
+
+// budgetStatus reports t's budget, or the Client's for nil.
+func (c *Client) budgetStatus(t *tenantBudget) BudgetStatus {
+	now := c.now()
+	p, name := c.budget.all, ""
+	if t != nil {
+		p, name = t.b, t.name
+	}
+	st := BudgetStatus{Tenant: name, Daily: p.Day.Daily(), Spent: p.Day.Spent(now), Reserved: p.Day.Reserved(now)}
+	if m := p.Month.Daily(); m > 0 {
+		st.Monthly, st.MonthSpent, st.MonthReserved = m, p.Month.Spent(now), p.Month.Reserved(now)
+	}
+	if c.store != nil {
+		c.sharedStatus(&st, t)
+	}
+	r := request{tenant: t}
+	st.Economy = c.budgetFraction(&r, now) >= c.cfg.Load().economyAt
+	return st
+}
+
+// sharedStatus replaces st's figures with the Store's, when it answers.
+func (c *Client) sharedStatus(st *BudgetStatus, t *tenantBudget) {
+	ctx, cancel := context.WithTimeout(context.Background(), storeWait)
+	defer cancel()
+	var shared BudgetStatus
+	var err error
+	if bst, ok := c.store.(BudgetStore); ok {
+		shared, err = bst.BudgetOf(ctx, c.clock.Now(), st.Tenant, st.Daily, st.Monthly)
+	} else {
+		shared, err = c.store.Budget(ctx, c.clock.Now(), st.Daily)
+	}
+	if err != nil {
+		c.obs.warn("store unreachable: budget is this Client's own figures", "")
+		return
+	}
+	st.Spent, st.Reserved = shared.Spent, shared.Reserved
+	if st.Monthly > 0 {
+		st.MonthSpent, st.MonthReserved = shared.MonthSpent, shared.MonthReserved
+	}
+	day, month := &c.sharedSpent, &c.budget.monthSpent
+	if t != nil {
+		day, month = &t.shDay, &t.shMonth
+	}
+	learn(day, st.Spent+st.Reserved)
+	if st.Monthly > 0 {
+		learn(month, st.MonthSpent+st.MonthReserved)
+	}
+}
