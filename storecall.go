@@ -41,7 +41,10 @@ func (c *Client) storeAdmit(w *walk, e *engine, l *lease) error {
 	if w.j.next == 0 && len(w.j.split.Parts) == 1 {
 		a.CacheKey = c.storeKey(r)
 	}
-	ctx := newStoreCtx(w.ctx, time.Now().Add(min(storeWait, time.Until(w.deadline))))
+	ctx := newStoreCtx(w.ctx, w.deadline)
+	if d := time.Now().Add(storeWait); d.Before(w.deadline) {
+		ctx.deadline = d
+	}
 	got, err := c.store.Admit(ctx, a)
 	ctx.release()
 	if err != nil {

@@ -127,7 +127,7 @@ func (s *Store) reserveAll(ctx context.Context, a translate.Admission, c *call) 
 // what c holds.
 func (s *Store) reserveBudgets(ctx context.Context, a *translate.Admission, c *call, got *translate.Admitted) error {
 	start, end := day(a.Now)
-	c.budget = s.blocks.get("b", s.k.budget(start), start, end, false)
+	c.budget = s.blocks.period("b", start, end, nil, s.k.budget) // the key is made for a new day only
 	lim := a.Daily
 	if lim == 0 {
 		lim = unlimited // the spend is still shared, for Client.Budget
