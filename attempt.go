@@ -40,6 +40,9 @@ func (w *walk) admit(e *engine, l *lease) error {
 	if err := c.enter(w, e, l); err != nil {
 		return err
 	}
+	if w.j.fid != nil {
+		w.j.fid.ready(w.j, e)
+	}
 	l.texts = w.j.batch(e)
 	for _, t := range l.texts {
 		l.chars += int64(runeCount(t))
@@ -119,7 +122,7 @@ func (c *Client) settle(w *walk, e *engine, l *lease, out *EngineResult, err err
 	failed := err != nil && !caller && breakerFailure(kind)
 	c.breakerMoved(e, l.permit.record(!failed))
 	if err == nil || failed {
-		e.h.Record(w.r.hash, err == nil, w.ended.Sub(w.callStart()))
+		c.recordCall(w, e, err == nil, kind) // quality.go
 	}
 	if err == nil {
 		e.h.Served(w.r.hash)
@@ -183,12 +186,17 @@ func (w *walk) call(e *engine, l *lease) (*EngineResult, error) {
 	if r.src != nil {
 		req.Source = r.src.Tag
 	}
+	sink := r.sink
+	if w.j.fid != nil {
+		w.j.fid.dress(req)
+		sink = nil // a streaming engine's partial text would show the masks
+	}
 	n := len(w.attempts) + 1
 	actx, span := c.obs.attemptStart(&dc.Ctx, e, n)
 	var out *EngineResult
 	var err error
-	if r.sink != nil {
-		out, err = c.invokeStream(actx, e, req, ad, r.sink)
+	if sink != nil {
+		out, err = c.invokeStream(actx, e, req, ad, sink)
 	} else {
 		*j = engineCall{c: c, e: e, ctx: actx, req: req, ad: ad}
 		out, err = w.invoke(dc, j, inline)
@@ -202,6 +210,9 @@ func (w *walk) call(e *engine, l *lease) (*EngineResult, error) {
 		err = c.checkPack(w, actx, e, l.texts, out, err)
 	} else {
 		err = c.check(actx, w.ctx, e, r, l.texts, out, err)
+	}
+	if err == nil && w.j.fid != nil {
+		err = w.j.fid.verify(w.j, e, out.Texts)
 	}
 	c.obs.attemptEnd(actx, span, e, n, lat, err)
 	w.sc.giveBack(dc)
@@ -218,7 +229,7 @@ func (w *walk) call(e *engine, l *lease) (*EngineResult, error) {
 // deadline.Trust), on the Client's runner (which ends the context), or streamed.
 func (w *walk) initCtx(dc *deadline.Call, e *engine, start, ad time.Time) (inline bool) {
 	switch {
-	case w.r.sink != nil:
+	case w.r.sink != nil && w.j.fid == nil: // a stream's call, made apart by invokeStream
 		dc.Ctx.Init(w.ctx, ad)
 		return false
 	case e.trust.Inline(deadline.At(start)) && !e.has(flagIsolate):
@@ -366,7 +377,7 @@ func checkText(e *engine, r *request, src, got string, out *EngineResult) error 
 		return bad("empty translation")
 	case placeholder.Lost(src, got) != nil:
 		return bad(fmt.Sprintf("translation lost %d placeholder(s)", len(placeholder.Lost(src, got))))
-	case echoed(src, got, r, out):
+	case echoed(src, got, r, out) && !r.markupNative(e):
 		return bad("text came back untranslated")
 	}
 	return nil

@@ -91,7 +91,7 @@ func (c *Client) batchTasks(reqs []Request) [][]int {
 	var order []packKey
 	for i := range reqs {
 		r := &reqs[i]
-		if r.RequestID != "" || len(r.Text) > 4*packMaxChars {
+		if r.RequestID != "" || len(r.Text) > 4*packMaxChars || c.ownWalk(r) {
 			tasks = append(tasks, []int{i})
 			continue
 		}
@@ -153,6 +153,9 @@ func (c *Client) translatePack(ctx context.Context, reqs []Request, idx []int, o
 			continue
 		}
 		stale, hit := c.lookup(&it.r, now)
+		if hit == nil && c.mem != nil {
+			hit = c.memoryHit(ctx, &it.r, time.Time{})
+		}
 		if hit != nil {
 			out[i].Result = hit
 			c.obs.requestEnd(ctx, nil, &it.r, hit, nil, 0)
@@ -225,6 +228,9 @@ func (c *Client) runPack(ctx context.Context, p *packRun, items []packItem, text
 	for k := range items {
 		it := &items[k]
 		res, ierr := w.packAnswer(k, items, err)
+		if ierr != nil && c.mem != nil {
+			res, ierr = c.packDegrade(ctx, &it.r, w.attempts, ierr)
+		}
 		if res == nil && ierr == nil { // its text came back bad: it fails over alone
 			req := p.reqs[it.i]
 			p.out[it.i].Result, p.out[it.i].Err = c.doAvoiding(ctx, &req, nil, w.j.partBy[items[it.lead].part].name)

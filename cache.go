@@ -17,6 +17,11 @@ type keyFields struct {
 	src, tgt int32 // interned language ids: the source's key, the target's full key
 	scene    Scene
 	style    Style
+	format   Format // content.go: the request's format
+	// gloss is the revision of the glossary applied (content.go), hashed; 0 for none. A
+	// seeded 64-bit hash keeps the key (and every Result) small; two revisions collide with
+	// a chance of 2^-64.
+	gloss uint64
 }
 
 func (r *request) keyFields() keyFields {
@@ -25,7 +30,7 @@ func (r *request) keyFields() keyFields {
 
 // hash mixes the text's hash with the key fields.
 func (k keyFields) hash(text uint64) uint64 {
-	return mix(text ^ uint64(k.src)<<40 ^ uint64(k.tgt)<<20 ^ uint64(k.scene)<<8 ^ uint64(k.style)<<4)
+	return mix(text ^ k.gloss ^ uint64(k.src)<<40 ^ uint64(k.tgt)<<20 ^ uint64(k.scene)<<8 ^ uint64(k.style)<<4 ^ uint64(k.format)<<2)
 }
 
 // cacheKey is a cache entry's key.
@@ -126,7 +131,7 @@ func (c *cache) put(r *request, res *Result, by []string, now int64) {
 	}
 	e.res = &e.shared.Result
 	*e.res = Result{Text: res.Text, Source: res.Source, Engine: res.Engine, FromCache: true,
-		Degraded: res.Degraded, RequestID: requestID("", &e.shared.id)}
+		Degraded: res.Degraded, RequestID: requestID("", &e.shared.id), Glossary: res.Glossary}
 	c.m.Put(r.hash, cacheKey{r.Text, r.key}, e, now)
 }
 
@@ -244,8 +249,11 @@ func (c *Client) unclaim(r *request, e *engine, now int64) {
 // remember stores a served request's answer in the cache (by names the engines that made
 // it) and, for a caller's RequestID, its first answer or error.
 func (c *Client) remember(r *request, res *Result, err error, by []string, now int64) {
-	if err == nil && c.cacheable(r) && !res.FromCache && res.Engine != "" {
+	if err == nil && c.cacheable(r) && !res.FromCache && !res.FromMemory && res.Engine != "" {
 		c.cache.put(r, res, by, now)
+	}
+	if c.mem != nil {
+		c.memorize(r, res, err)
 	}
 	switch {
 	case r.RequestID == "":

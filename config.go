@@ -69,6 +69,12 @@ type Config struct {
 	// Probes turns active health probes on ("probes"; see WithProbes). nil means no
 	// probes; an empty object in the file ("probes": {}) means probes with the defaults.
 	Probes *ProbePolicy `json:"probes"`
+	// Glossaries are named glossaries ("glossaries"; see GlossaryConfig and
+	// WithGlossaries): at most 1000.
+	Glossaries []GlossaryConfig `json:"glossaries"`
+	// Memory turns the translation memory on ("memory"; see WithMemory). nil means none;
+	// an empty object in the file ("memory": {}) means a memory with the defaults.
+	Memory *MemoryPolicy `json:"memory"`
 }
 
 // CacheConfig is the "cache" section of a Config. Zero fields mean the default written
@@ -326,7 +332,13 @@ func (cfg *Config) apply(o *options) error {
 		p := *cfg.Probes
 		o.probes = &p
 	}
-	return nil
+	o.memory = nil
+	if cfg.Memory != nil {
+		m := *cfg.Memory
+		o.memory = &m
+	}
+	o.content.glossaries, o.content.defaults, err = cfg.glossaries()
+	return err
 }
 
 // check validates cfg as ParseConfig and New do and builds its engines.
@@ -390,7 +402,13 @@ func (cfg *Config) checkPolicies() error {
 			return relabel("probes", err)
 		}
 	}
-	return nil
+	if cfg.Memory != nil {
+		if field, msg := outOfRange(*cfg.Memory); field != "" {
+			return invalidAt("memory."+snake(field), msg)
+		}
+	}
+	_, _, err := cfg.glossaries()
+	return err
 }
 
 // Build builds the engine ec describes through its registered type, with its profile: the

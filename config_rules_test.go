@@ -29,7 +29,7 @@ type newRule struct {
 // ParseConfig both apply each, and that no rule in the source is missing here.
 func newRules() []newRule {
 	return slices.Concat(engineListRules(), topLevelRules(), retryRules(), breakerRules(),
-		routingRules(), probeRules(), profileRules(), codeOnlyRules(), limitRules(), tenantRules())
+		routingRules(), probeRules(), profileRules(), codeOnlyRules(), limitRules(), tenantRules(), contentRules())
 }
 
 func retryOpts(p RetryPolicy) []Option     { return []Option{WithRetry(p)} }
@@ -204,7 +204,7 @@ func limitRule(typ, field string, l limit, x float64) newRule {
 		return reflect.ValueOf(p).Elem().Interface()
 	}
 	section := map[string]string{"RetryPolicy": "retry", "BreakerPolicy": "breaker", "RoutingPolicy": "routing",
-		"ProbePolicy": "probes", "Budget": "budget", "Profile": "profile"}[typ]
+		"ProbePolicy": "probes", "Budget": "budget", "Profile": "profile", "MemoryPolicy": "memory"}[typ]
 	prefix := "config: " + typ + "."
 	switch typ {
 	case "RetryPolicy":
@@ -217,6 +217,8 @@ func limitRule(typ, field string, l limit, x float64) newRule {
 		opt = WithProbes(set(&ProbePolicy{}).(ProbePolicy))
 	case "Budget":
 		opt = WithBudget(set(&Budget{}).(Budget))
+	case "MemoryPolicy":
+		opt = WithMemory(set(&MemoryPolicy{}).(MemoryPolicy))
 	case "Profile":
 		opt, prefix = WithEngine(&cfgEngine{name: "b"}, set(&Profile{}).(Profile)), "config: WithEngine[1].Profile."
 	case "Window":
@@ -257,7 +259,8 @@ var settingTypes = map[string]reflect.Type{"Config": reflect.TypeFor[Config](), 
 	"RetryPolicy": reflect.TypeFor[RetryPolicy](), "BreakerPolicy": reflect.TypeFor[BreakerPolicy](),
 	"RoutingPolicy": reflect.TypeFor[RoutingPolicy](), "ProbePolicy": reflect.TypeFor[ProbePolicy](),
 	"Budget": reflect.TypeFor[Budget](), "Profile": reflect.TypeFor[Profile](), "Window": reflect.TypeFor[Window](),
-	"Ramp": reflect.TypeFor[Ramp]()}
+	"Ramp":         reflect.TypeFor[Ramp](),
+	"MemoryPolicy": reflect.TypeFor[MemoryPolicy]()}
 
 // limitField is the field a key of limits names ("Profile.Quality").
 func limitField(key string) reflect.StructField {

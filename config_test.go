@@ -214,7 +214,7 @@ var parseShapeErrors = []parseErrorCase{
 	{"{\n  \"deadline\": \"8s\",,\n}", "config: line 2, column 20: invalid JSON"},
 	{`{} {}`, "config: line 1, column 4: invalid JSON"},
 	{`[]`, "config: must be an object"},
-	{`{"engins": []}`, "engins: unknown field (known: deadline, engines, retry, breaker, routing, budget, cache, probes)"},
+	{`{"engins": []}`, "engins: unknown field (known: deadline, engines, retry, breaker, routing, budget, cache, probes, glossaries, memory)"},
 	{cfgDoc(`,"deadline":"8s","deadline":"9s"`), "deadline: given twice"},
 	{cfgDoc(`,"retry":null`), "retry: must not be null"},
 	{cfgDoc(`,"deadline":8`), `deadline: must be a duration string such as "8s"`},

@@ -39,8 +39,11 @@
 //
 // where quality is the engine's figure for the request's pair and scene (Profile.PairQuality,
 // keyed "en-de", "*-ja", "en-de/legal": the most specific key wins, then SceneQuality, then
-// Quality; package eval measures them), availability is the success ratio of the last minute
-// of real calls, speed is
+// Quality; package eval measures them, and live signals move them: see below), availability
+// is the success rate of the last five minutes of real calls, or one minus the error rate of
+// the last six folds (a minute at 10s) when that is lower, times a latency factor
+// 1 - ½·m/(m+Timeout) of their mean latency m (1.00 for an instant engine, 0.996 at 40ms,
+// 0.988 at 120ms, 0.75 when m reaches the engine's Timeout), speed is
 // absolute (100 at 100ms or less, 0 at 10s, logarithmic between: see SpeedScore) and cost is
 // linear in price (CostScore). Weights are configurable in RoutingPolicy. Finally one
 // candidate is drawn with probability proportional to exp(score/Temperature): by default
@@ -59,6 +62,25 @@
 // two passing probes bring it back to its full share, within 90s of its recovery. As an
 // engine's request rate nears its RateLimit
 // (or Profile.SafeRate) its weight falls (the traffic gate), before anything fails.
+//
+// Live quality signals move an engine's weight per language pair (seed 000 §4.5). Bad output
+// (an empty text, a lost placeholder, an echo of the source) counts against the engine's
+// pair, not its availability: each fold moves the pair's bad-output rate b by
+// w = ½·min(1, n/3) towards the fold's k/n (k bad answers of n calls; a fold with none halves
+// b; under 0.01 it is 0), and the engine's weight for the pair is multiplied by
+// exp(-q·b·Weights.Quality/Temperature): its pair quality q (PairQuality, else SceneQuality,
+// else Quality) lowered to q·(1-b). A pair whose b exceeds 1 - MinHealth (0.2), or on which a
+// known-answer probe failed, is down: its weight is multiplied by 1/1000 more, so it keeps a
+// trickle of the pair's traffic (all of it when nothing else serves the pair) while its other
+// pairs keep their share. An engine that starts garbling en-ja loses en-ja within one fold;
+// a down pair's rate halves at each fold it gets no calls, so it gets traffic again within
+// about three folds, and good answers then bring it back to its full share over a few more.
+// With WithProbes each probe round also checks up to 4 pairs per engine (those a probe marked
+// down, then the busiest of the last fold) with a known sentence whose answer must keep its
+// placeholder and number, not echo, and be in the target's script: a wrong answer marks the
+// pair down at once, a right one lifts the mark. An engine tracks at most 32 pairs; a pair
+// without calls for 30 folds leaves the table, and while the table is full a new pair has no
+// live standing.
 //
 // Three more rules of the seeds move weight. An engine with a Profile.Quota and 20% or less
 // of it left has its weight multiplied by left/(20% of Quota), so traffic moves to the others
@@ -132,7 +154,8 @@
 // # Caching
 //
 // Answers are cached in process (golang-lru/v2; WithCache, by default 10 000 entries fresh
-// for 24h) under a key of the text, languages, scene, style and pinned engine. Every entry
+// for 24h) under a key of the text, languages, scene, style, format, glossary revision
+// (Result.Glossary) and pinned engine. Every entry
 // keeps the engine that made it, and every hit names it in Result.Engine. An answer from a
 // degradation path (a fallback engine) is cached as such: its hits are Degraded, and it is
 // fresh for one minute at most, so the preferred engine answers again soon after it is
@@ -142,7 +165,8 @@
 // RequestID within 10 seconds is answered from its first call, so a retried request is
 // never billed twice: it gets the first answer, or the first failure when that may have
 // been billed (timeout, bad output), while a failure that cost nothing (429, 503, a call
-// never made) is retried. An id is bound to its request's text, languages, scene and style:
+// never made) is retried. An id is bound to its request's text, languages, scene, style,
+// format and glossary revision:
 // reused for another text or target it is a new request, never answered with the first
 // one's translation. Request.NoCache skips the cache for one request; WithoutCache turns it
 // off.

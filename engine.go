@@ -120,6 +120,8 @@ type Chunk struct {
 	Text    string // the segment's translation so far
 	Partial bool   // more of this segment follows; a later Chunk for the same Segment supersedes it
 	Engine  string
+	// FromMemory: the segment's translation came from the translation memory (WithMemory).
+	FromMemory bool
 }
 
 // Scene is the kind of content being translated. It selects per-scene quality, scene rules

@@ -491,7 +491,8 @@ type job struct {
 	pack    bool
 	partBy  []*engine
 	failed  []bool
-	partSrc []string // the source the engine detected for each part; "" if none
+	partSrc []string    // the source the engine detected for each part; "" if none
+	fid     *contentJob // content.go: the text prepared for the engine; nil on the plain path
 }
 
 // settlePack records the engine and detected source of the parts a packed call answered,
@@ -553,6 +554,9 @@ func (j *job) addPrefix(prefix string, inNew bool, seps []string) {
 func (j *job) done() bool { return j.split.Parts != nil && j.next >= len(j.split.Parts) }
 
 func (j *job) text() (string, error) {
+	if j.fid != nil {
+		return j.fid.text, nil
+	}
 	if len(j.split.Parts) == 1 && j.split.Prefix == "" && j.split.Seps[0] == "" {
 		return j.out[0], nil
 	}
@@ -573,7 +577,7 @@ func (j *job) batch(e *engine) []string {
 	if j.forceMax > 0 && (perText == 0 || j.forceMax < perText) {
 		perText, maxChars = j.forceMax, j.forceMax
 	}
-	if !j.pack {
+	if !j.pack && j.fid == nil {
 		j.prepare(perText)
 	}
 	n := min(len(j.split.Parts)-j.next, e.prof.MaxTexts)

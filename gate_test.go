@@ -82,7 +82,7 @@ func TestTrafficGate(t *testing.T) {
 				t.Errorf("A's share %.3f is not well below B's %.3f", got, 1-got)
 			}
 			for _, s := range c.Engines() {
-				if s.Health != 1 || s.Pool != translate.PoolNormal {
+				if s.Health < 0.999 || s.Pool != translate.PoolNormal { // below 1 only by its latency factor
 					t.Errorf("%s: health %v, pool %v; the gate must act before anything fails", s.Name, s.Health, s.Pool)
 				}
 			}

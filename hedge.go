@@ -75,7 +75,7 @@ type racer struct {
 }
 
 // hedges reports whether the request's calls are hedged.
-func (w *walk) hedges() bool { return w.r.s.retry.HedgeAfter > 0 && w.r.sink == nil }
+func (w *walk) hedges() bool { return w.r.s.retry.HedgeAfter > 0 && w.r.sink == nil && w.j.fid == nil }
 
 // callHedged makes the call on e (admitted with l), and a hedge on the next candidate if e
 // has not answered after HedgeAfter. It lands (records and settles) every call it made

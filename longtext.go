@@ -68,7 +68,7 @@ type longPart struct {
 // its own (it reaches each engine at most once) or a Client with a Store (its lease covers
 // one call of the whole text), nor with WithBatchConcurrency 1.
 func (c *Client) mayGoLong(r *request) bool {
-	return r.sink == nil && r.RequestID == "" && r.prior == nil && c.store == nil && c.batchConc > 1
+	return r.sink == nil && r.RequestID == "" && r.prior == nil && c.store == nil && c.batchConc > 1 && r.fid.inUnits()
 }
 
 // runLong translates the walk's text as units of one call each of the engine the walk
@@ -132,6 +132,9 @@ func (lt *longText) translate(ctx context.Context, i int, text string) bool {
 	lt.mu.Unlock()
 	sc.part[0] = text
 	sc.j = job{split: segment.Segments{Parts: sc.part[:], Seps: sc.sep[:]}, out: sc.out[:0], by: sc.eng[:0]}
+	if f := w.r.fid; f != nil {
+		sc.j.fid = &contentJob{c: f, src: text}
+	}
 	w.j = &sc.j
 	err := w.run()
 	p := &lt.parts[i]

@@ -145,7 +145,9 @@ type options struct {
 	clock            Clock
 	batchConcurrency int
 	store            Store
-	configs          int // WithConfig options applied: New notes where the last one is (reloadOptions)
+	memory           *MemoryPolicy  // WithMemory; nil: no translation memory
+	configs          int            // WithConfig options applied: New notes where the last one is (reloadOptions)
+	content          contentOptions // content.go: glossaries and placeholders
 }
 
 func defaultOptions() options {
@@ -212,6 +214,10 @@ func WithBudget(b Budget) Option {
 // never take or record a breaker permit. After p.Failures failed probes in a row the engine
 // goes to PoolMaintenance and gets no traffic; the first probe that passes brings it back
 // (Engines reports the pool; both moves are logged as pool changes).
+//
+// Each round also makes known-answer probes of the language pairs that carry each engine's
+// traffic, up to 4 per engine (see Routing in the package doc): a wrong answer marks the
+// engine's pair down at once, without touching its other pairs.
 //
 // Probes cost money, so a round skips an engine when a probe would tell little or cost too
 // much: it answered 5 or more real calls since the last round; it is set aside, out of quota
@@ -318,6 +324,9 @@ var limits = map[string]limit{
 	"Ramp.MaxErrorRateDelta":        {0, 1, false},
 	"Ramp.MinQualityRatio":          {0, 1, false},
 	"Ramp.MaxLatencyRatio":          {1, 100, true},
+	"MemoryPolicy.MaxEntries":       {1, 1e7, true},
+	"MemoryPolicy.MaxBytes":         {1024, 1e10, true},
+	"MemoryPolicy.Threshold":        {0.5, 1, true},
 }
 
 // maxCacheEntries bounds the cache's size (CacheConfig.Entries, WithCache). The cache
@@ -414,6 +423,11 @@ func (o *options) validate() error {
 	}
 	if err := o.validateScalars(); err != nil {
 		return err
+	}
+	if o.memory != nil {
+		if err := checkLimits("MemoryPolicy.", *o.memory); err != nil {
+			return err
+		}
 	}
 	if o.probes != nil {
 		return o.probes.validate()

@@ -165,13 +165,17 @@ func (c *Client) probeRound(ctx context.Context) {
 	now := c.now()
 	var wg sync.WaitGroup
 	for _, e := range s.engines {
-		if e.h.TakeServed() >= probeBusyCalls || e.has(flagSetAside) { // set aside: keyCheck's
+		if e.has(flagSetAside) { // keyCheck's
 			continue
 		}
+		busy := e.h.TakeServed() >= probeBusyCalls
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c.probe(ctx, e, r, s.probes, now)
+			if !busy {
+				c.probe(ctx, e, r, s.probes, now)
+			}
+			c.knownProbes(ctx, e, now) // quality.go
 		}()
 	}
 	wg.Wait()
@@ -207,37 +211,46 @@ func (c *Client) probeRequest(p *ProbePolicy) (*request, error) {
 }
 
 // probe probes one engine, unless a probe would tell nothing or cost too much, and moves it
-// in or out of maintenance. The call runs apart from the prober (invokeApart), so Close
-// returns promptly even when an engine ignores its context. An engine held for every
-// replica (store.go) is probed by one replica at a time.
+// in or out of maintenance.
 func (c *Client) probe(ctx context.Context, e *engine, r *request, p *ProbePolicy, now int64) {
+	if out, err, lat, ok := c.probeCall(ctx, e, r, now); ok {
+		c.probeOutcome(e, r, p, out, err, lat)
+	}
+}
+
+// probeCall makes one probe call of r on e, checked and charged like a request's, unless a
+// probe would tell nothing or cost too much; ok is false when no call was made or Close
+// ended it. The call runs apart from the prober (invokeApart), so Close returns promptly
+// even when an engine ignores its context. An engine held for every replica (store.go) is
+// probed by one replica at a time.
+func (c *Client) probeCall(ctx context.Context, e *engine, r *request, now int64) (out *EngineResult, err error, lat time.Duration, ok bool) {
 	if now < max(e.outUntil.Load(), e.coolUntil.Load()) || !e.supports(r.srcID, r.tgt.ID) {
-		return
+		return nil, nil, 0, false
 	}
 	l := lease{texts: []string{r.Text}, chars: int64(r.chars)}
 	if !c.probeGates(e, &l) {
-		return
+		return nil, nil, 0, false
 	}
 	defer c.release(e, &l)
 	if !c.mayProbe(e, now) || c.reserve(e, &l, now) != nil {
-		return
+		return nil, nil, 0, false
 	}
 	start := time.Now()
 	dctx := newDeadline(ctx, start.Add(e.prof.Timeout))
-	req := &EngineRequest{Texts: l.texts, Source: r.src.Tag, Target: r.tgt.Tag, RequestID: r.id}
-	out, err := c.invokeApart(dctx, e, req)
+	req := &EngineRequest{Texts: l.texts, Target: r.tgt.Tag, RequestID: r.id}
+	if r.src != nil {
+		req.Source = r.src.Tag
+	}
+	out, err = c.invokeApart(dctx, e, req)
 	err = c.check(dctx, ctx, e, r, l.texts, out, err)
-	lat := time.Since(start)
+	lat = time.Since(start)
 	dctx.Release()
 	if err != nil && !mayHaveBilled(KindOf(err), ctx.Err() != nil) {
 		c.refund(e, &l)
 	} else {
 		c.charge(e, &l, out, now)
 	}
-	if ctx.Err() != nil {
-		return // Close: not the engine's fault
-	}
-	c.probeOutcome(e, r, p, out, err, lat)
+	return out, err, lat, ctx.Err() == nil // Close: not the engine's fault
 }
 
 // probeGates takes a rate token and a slot if both are free at once: a probe must not take

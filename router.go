@@ -67,6 +67,9 @@ type engineState struct {
 	recoveryAt  atomic.Int64   // the last recovery probe (unix nanos; probe.go)
 	abandoned   atomic.Int32   // isolated calls still running after their deadline
 	trust       deadline.Trust // whether its calls may run inline (attempt.go)
+	// pairs is the bad-output rate per language pair (quality.go); last, so that its 5KB
+	// keep no hot field of the router away from the others.
+	pairs health.Pairs
 }
 
 // Engine flags: reasons an engine is out, or treated apart, until something changes.
@@ -74,6 +77,7 @@ const (
 	flagSetAside    uint32 = 1 << iota // unauthorized: out until a key check passes or a reconfiguration
 	flagMaintenance                    // failed probes: out until a probe passes
 	flagIsolate                        // overran a deadline once: calls run apart (failover.go)
+	flagLive                           // some pair's live standing is not clean (quality.go)
 )
 
 // flagsOut are the flags that keep an engine out of routing.
@@ -167,6 +171,7 @@ type request struct {
 	sink     *streamSink   // TranslateStream: where a streaming engine's partial text goes; nil otherwise
 	tenant   *tenantBudget // Tenant's own budget; nil when it has none
 	digest   storeDigest   // with a Store: the content's digest, computed once (storecall.go)
+	fid      *content      // content.go: the request's fidelity pipeline; nil on the plain path
 }
 
 // set is a small bitset of engine indices.
@@ -298,13 +303,14 @@ const (
 	reasonLegal
 	reasonChat
 	reasonQuotaOut // out until its quota period ends: the vendor's or the Store's refusal
+	reasonFormat   // cannot serve the request's format, natively or masked (content.go)
 )
 
 var reasonText = [...]string{"", "set aside (unauthorized)", "in maintenance (failed probes)",
 	"out (Retry-After or vendor rate limits)", "breaker open", "health below MinHealth",
 	"quota left smaller than the text", "pair not supported", "region not allowed",
 	"premium engine, normal priority", "budget", "legal scene needs quality >= LegalMinQuality",
-	"chat scene needs recent latency <= ChatMaxLatency", "out (quota exhausted)"}
+	"chat scene needs recent latency <= ChatMaxLatency", "out (quota exhausted)", "format not served"}
 
 // reasonKind is the Kind of a pinned engine's skip for a reason.
 func reasonKind(why reason) Kind {
@@ -313,7 +319,7 @@ func reasonKind(why reason) Kind {
 		return KindUnauthorized
 	case reasonQuota, reasonQuotaOut:
 		return KindQuotaExhausted
-	case reasonPair, reasonRegion:
+	case reasonPair, reasonRegion, reasonFormat:
 		return KindUnsupported
 	case reasonBudget:
 		return KindBudgetExceeded
@@ -357,8 +363,9 @@ func (c *Client) exclude(e *engine, v *view, r *request, now int64, budgetFrac f
 		return reasonQuota, false
 	case !e.supports(r.srcID, r.tgt.ID):
 		return reasonPair, false
-	case len(r.Regions) > 0 && !regionAllowed(e.prof.Region, r.Regions):
-		return reasonRegion, false
+	}
+	if why := placeRule(e, r); why != reasonNone {
+		return why, false
 	}
 	if why := c.classRule(e, r, budgetFrac); why != reasonNone {
 		return why, false
@@ -385,6 +392,18 @@ func outOfService(e *engine, now int64) reason {
 			return reasonQuotaOut
 		}
 		return reasonOff
+	}
+	return reasonNone
+}
+
+// placeRule returns why r may not go to e whatever its state: a region it does not allow,
+// a format e cannot serve (content.go); reasonNone if it may.
+func placeRule(e *engine, r *request) reason {
+	switch {
+	case len(r.Regions) > 0 && !regionAllowed(e.prof.Region, r.Regions):
+		return reasonRegion
+	case r.fid != nil && !r.fid.p.Serves(e.prof.Native):
+		return reasonFormat
 	}
 	return reasonNone
 }
@@ -467,6 +486,9 @@ func (c *Client) filter(r *request, tried *set, s stage, now int64, dst []candid
 // exp(styleBonus/T) for a Formal or Casual request when it restyles, times quotaWeight.
 func (e *engine) weightFor(v *view, r *request, now int64) float64 {
 	w := v.weight[r.Scene] * e.pairFactor(r.srcID, r.tgt.ID, r.Scene)
+	if e.has(flagLive) { // live quality signals (quality.go)
+		w *= e.liveFactor(r)
+	}
 	if r.Style != StyleDefault {
 		w *= v.restyle
 	}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fanyi-go/translate/internal/health"
 	"github.com/fanyi-go/translate/internal/lang"
 )
 
@@ -207,7 +208,8 @@ func (p Pool) String() string {
 	return "pool(" + itoa(int(p)) + ")"
 }
 
-// healthFolds is how many folds the availability window spans (one minute at 10s).
+// healthFolds is how many folds the recent error rate spans (one minute at 10s); the
+// success rate and latency of availability span five minutes (quality.go).
 const healthFolds = 6
 
 // minFoldCalls is how many calls a fold needs to move an engine's standing.
@@ -263,8 +265,9 @@ type foldState struct {
 	winCalls [healthFolds]int64
 	winFails [healthFolds]int64
 	pos      int
-	drops    int // consecutive folds with an availability drop over 15%
-	good     int // consecutive good folds (or passing probes) while demoted
+	win      health.Window // the last five minutes' calls (availability)
+	drops    int           // consecutive folds with an availability drop over 15%
+	good     int           // consecutive good folds (or passing probes) while demoted
 	demoted  bool
 	lastRate float64 // requests per second over the last fold
 }
@@ -298,7 +301,7 @@ func (c *Client) maybeFold(now int64) {
 	}
 	out := false // an engine only recovery probes can bring back (probe.go)
 	for _, e := range s.engines {
-		if from, to, moved := c.foldEngine(e, secs); moved {
+		if from, to, moved := c.foldEngine(e, now, secs); moved {
 			c.obs.poolChanged(e.name, from, to)
 			demoted = rampDemotion(demoted, e, to)
 		}
@@ -313,18 +316,19 @@ func (c *Client) maybeFold(now int64) {
 // availability drop over 15% two folds in a row, or availability under MinHealth, demotes
 // it to the fallback pool; two good folds bring it back. A fold with fewer than
 // minFoldCalls calls keeps its standing.
-func (c *Client) foldEngine(e *engine, secs float64) (from, to Pool, moved bool) {
+func (c *Client) foldEngine(e *engine, now int64, secs float64) (from, to Pool, moved bool) {
 	s := e.h.Take()
+	e.foldPairs() // quality.go
 	old := e.view.Load()
 	f := &e.fold
 	f.mu.Lock()
 	f.pos = (f.pos + 1) % healthFolds
 	f.winCalls[f.pos], f.winFails[f.pos] = s.Calls, s.Fails
-	wc, wf := f.window()
+	f.win.Add(now, s)
 	f.lastRate = float64(s.Calls) / math.Max(secs, 1e-9)
 	nv := *old
-	if s.Calls >= minFoldCalls && wc > 0 {
-		nv.avail = 1 - float64(wf)/float64(wc)
+	if avail, ok := f.availability(now, e.prof.Timeout, health.Sample{}); ok && s.Calls >= minFoldCalls {
+		nv.avail = avail
 		c.judgeFold(f, old.avail, nv.avail, e.s.routing.MinHealth)
 	}
 	if s.OKCalls > 0 {
@@ -384,6 +388,7 @@ func (c *Client) probePassed(e *engine) {
 	back := !f.demoted
 	if back {
 		f.winCalls, f.winFails = [healthFolds]int64{}, [healthFolds]int64{}
+		f.win.Reset()
 	}
 	f.mu.Unlock()
 	if back {
@@ -398,6 +403,7 @@ func (c *Client) resetHealth(e *engine) {
 	f := &e.fold
 	f.mu.Lock()
 	f.winCalls, f.winFails = [healthFolds]int64{}, [healthFolds]int64{}
+	f.win.Reset()
 	f.drops, f.good, f.demoted = 0, 0, false
 	f.mu.Unlock()
 	c.setStanding(e, 1, PoolNormal)
@@ -411,19 +417,17 @@ func (c *Client) setStanding(e *engine, avail float64, pool Pool) {
 	e.view.Store(&nv)
 }
 
-// liveHealth is an engine's availability including the calls since the last fold, for
-// Engines(): what has happened shows at once, while routing moves only at folds.
-func liveHealth(e *engine) float64 {
-	s := e.h.Peek()
+// liveHealth is an engine's availability at now including the calls since the last fold,
+// for Engines(): what has happened shows at once, while routing moves only at folds.
+func liveHealth(e *engine, now int64) float64 {
 	f := &e.fold
 	f.mu.Lock()
-	wc, wf := f.window()
+	avail, ok := f.availability(now, e.prof.Timeout, e.h.Peek())
 	f.mu.Unlock()
-	wc, wf = wc+s.Calls, wf+s.Fails
-	if wc == 0 {
+	if !ok {
 		return e.view.Load().avail
 	}
-	return 1 - float64(wf)/float64(wc)
+	return avail
 }
 
 // safeRate is the request rate the traffic gate protects: SafeRate, else RateLimit.

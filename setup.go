@@ -34,6 +34,7 @@ type setup struct {
 	// as many as that configuration had engines.
 	retired map[string]*engineTel
 	reuse   map[string]*engineTel // prev's retired, while buildSetup runs
+	content contentSetup          // content.go: glossaries and placeholders
 }
 
 // buildSetup builds the configuration o describes. Engines named as in prev (the running
@@ -49,6 +50,10 @@ func (c *Client) buildSetup(o options, prev *setup) (*setup, error) {
 	if o.probes != nil {
 		p := o.probes.withDefaults()
 		s.probes = &p
+	}
+	var err error
+	if s.content, err = o.content.build(); err != nil {
+		return nil, err
 	}
 	kept := map[int]bool{} // numbers of the engines that stay
 	s.reuse = prev.retiredTels()

@@ -112,10 +112,14 @@ func (c *Client) storeSettle(w *walk, e *engine, l *lease, out *EngineResult, er
 	if sent {
 		s.Credits, s.Chars = cost, chars
 	}
-	single := len(w.j.split.Parts) == 1
+	var text string
+	single := false
+	if err == nil {
+		text, single = w.storedText(out)
+	}
 	switch {
 	case err == nil && single:
-		s.Answer = &StoredAnswer{Text: out.Texts[0], Engine: e.name, Source: out.Source.String()}
+		s.Answer = &StoredAnswer{Text: text, Engine: e.name, Source: out.Source.String()}
 		if w.r.src != nil {
 			s.Answer.Source = w.r.src.Canon
 		}
@@ -159,8 +163,8 @@ func (c *Client) storeKey(r *request) string {
 	return r.digest.key(r)
 }
 
-// contentDigest hashes r's text with the full language keys, scene and style: the same in
-// every process.
+// contentDigest hashes r's text with the full language keys, scene and style, and the
+// format and glossary revision when they are not text and none: the same in every process.
 func contentDigest(r *request) [sha256.Size]byte {
 	src := ""
 	if r.src != nil {
@@ -171,7 +175,11 @@ func contentDigest(r *request) [sha256.Size]byte {
 	buf = append(append(buf, 0), r.tgt.Full...)
 	buf = strconv.AppendInt(append(buf, 0), int64(r.Scene), 10)
 	buf = strconv.AppendInt(append(buf, 0), int64(r.Style), 10)
-	buf = append(append(buf, 0), r.Text...)
+	buf = append(buf, 0)
+	if rev := r.revision(); r.key.format != FormatText || rev != "" { // content.go: markup and glossary change the answer
+		buf = append(append(append(append(buf, r.key.format.String()...), 0), rev...), 0)
+	}
+	buf = append(buf, r.Text...)
 	return sha256.Sum256(buf)
 }
 
@@ -187,19 +195,21 @@ func storeRequestID(r *request) string {
 	return r.RequestID + "#" + r.digest.hex[:32]
 }
 
-// storeDigest is a request's contentDigest in hex, computed at most once per request and
-// source (a detected source changes the content): Admit, Settle and the request id share it.
+// storeDigest is a request's contentDigest in hex, computed at most once per request,
+// source and glossary revision (a detected source or a glossary updated meanwhile changes
+// the content): Admit, Settle and the request id share it.
 type storeDigest struct {
 	hex string
 	src *lang.Info
+	rev string
 }
 
 func (d *storeDigest) key(r *request) string {
-	if d.hex == "" || d.src != r.src {
+	if rev := r.revision(); d.hex == "" || d.src != r.src || d.rev != rev {
 		sum := contentDigest(r)
 		var h [2 * sha256.Size]byte
 		hex.Encode(h[:], sum[:])
-		d.hex, d.src = string(h[:]), r.src
+		d.hex, d.src, d.rev = string(h[:]), r.src, rev
 	}
 	return d.hex
 }

@@ -75,6 +75,10 @@ func (c *Client) TranslateStream(ctx context.Context, req Request) iter.Seq2[Chu
 			yield(Chunk{}, ErrClosed)
 			return
 		}
+		if err := streamable(&req); err != nil {
+			yield(Chunk{}, err)
+			return
+		}
 		if err := c.prepare(&req, &request{}, c.now()); err != nil {
 			yield(Chunk{}, err)
 			return
@@ -134,7 +138,7 @@ type segmentDone struct {
 }
 
 func newStream(ctx context.Context, c *Client, req Request) *stream {
-	s := &stream{c: c, req: req, doc: splitDocument(req.Text, streamLimit(c.cfg.Load())), conc: c.batchConc,
+	s := &stream{c: c, req: req, doc: c.docSplit(req.Text, streamLimit(c.cfg.Load())), conc: c.batchConc,
 		poke: make(chan struct{}, 1)}
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	n := len(s.doc.Parts)
@@ -237,7 +241,8 @@ func (s *stream) translate(i int) {
 // final is the chunk of a translated segment: its text with the source's white space
 // around it.
 func (s *stream) final(d segmentDone) Chunk {
-	return Chunk{Segment: d.i, Text: s.lead(d.i) + d.res.Text + s.doc.Seps[d.i], Engine: d.res.Engine}
+	return Chunk{Segment: d.i, Text: s.lead(d.i) + d.res.Text + s.doc.Seps[d.i], Engine: d.res.Engine,
+		FromMemory: d.res.FromMemory}
 }
 
 // lead is the white space before segment i that belongs to its chunks: the text's leading

@@ -48,6 +48,17 @@ type Request struct {
 	// tenant, and a tenant without a budget of its own spends the Client's only. At most 64
 	// ASCII letters, digits and - _ . : @ /; anything else is KindInvalidInput.
 	Tenant string
+	// Format is what Text is: FormatText (default), FormatHTML or FormatXML. Markup is
+	// kept: an engine that takes the format natively (Profile.Native) gets it as is, any
+	// other gets the tags masked; either way the structure is checked on the way back
+	// (package fidelity says what is protected). Placeholders (WithPlaceholders) are
+	// protected in every format.
+	Format Format
+	// Glossary names the glossary (WithGlossaries, Config.Glossaries) for the request's
+	// pair; "" means the pair's default glossary, if one is set, and NoGlossary ("-")
+	// none. Its terms are enforced and checked: an answer that misses one fails over. A
+	// named glossary needs a Source; a request that detects its source gets no default.
+	Glossary string
 }
 
 // Result is a translation and how it was made. Treat it as read-only: a fresh cache hit
@@ -61,12 +72,24 @@ type Result struct {
 	Latency   time.Duration
 	Cost      float64 // credits charged for this request
 	FromCache bool
-	Degraded  bool // served by a degradation path: stale cache or a fallback-only engine
+	Degraded  bool // served by a degradation path: stale cache, a fallback-only engine or a fuzzy memory match
+	// FromMemory: the text came from the translation memory (WithMemory); for a document,
+	// every segment did.
+	FromMemory bool
 	// RequestID is the request's RequestID, or one generated when the request had none. A
 	// fresh cache hit without a RequestID of its own gets the cache entry's id, generated when
 	// the entry was stored and shared by every such hit.
 	RequestID string
 	Attempts  []Attempt // every engine call, and every chosen engine skipped at call time, in order
+	// Glossary is the revision (glossary.Glossary.Revision) of the glossary whose terms
+	// the text holds: the pinned terminology revision, part of the cache key. "" for none.
+	Glossary string
+	// MemoryScore is, with FromMemory, the match's similarity: 1 for exact, the lowest of its
+	// segments' for a document.
+	MemoryScore float64
+	// Segments says where each segment of a document came from (WithMemory); nil for a
+	// text translated as one.
+	Segments []Segment
 }
 
 // Attempt is one engine call made for a request, or one chosen engine skipped at call time
@@ -105,6 +128,7 @@ type Client struct {
 	hedge     hedgeTokens
 	runner    *deadline.Runner // runs engine calls, so that requests keep their deadline
 	store     Store
+	mem       *tmem // the translation memory; nil: off (memory.go)
 	// sharedSpent is the shared budget's spend as the Store last reported it (float64 bits).
 	sharedSpent atomic.Uint64
 	ramps       rampState // canary analysis: the baseline and the OnCanaryStep listeners (ramp.go)
@@ -131,6 +155,13 @@ func New(opts ...Option) (*Client, error) {
 	c.runner = deadline.NewRunner(c.stop)
 	if !o.noCache {
 		c.cache = newCache(o.cacheEntries, int64(o.cacheTTL))
+	}
+	if o.memory != nil {
+		m, err := newMemory(o.memory)
+		if err != nil {
+			return nil, err
+		}
+		c.mem = m
 	}
 	obs, err := newObserver(c, o)
 	if err != nil {
@@ -180,6 +211,11 @@ func (c *Client) now() int64 {
 // when ctx was canceled. It returns by the deadline (or ctx's) plus 20ms whatever the
 // engines do.
 func (c *Client) Translate(ctx context.Context, req Request) (*Result, error) {
+	if c.mem != nil {
+		if res, err, ok := c.translateDocument(ctx, &req); ok {
+			return res, err
+		}
+	}
 	return c.do(ctx, &req, nil)
 }
 
@@ -255,6 +291,9 @@ func (c *Client) translate(ctx context.Context, r *request, now int64, sc *scrat
 	if r.t0.IsZero() {
 		r.t0 = time.Now()
 	}
+	if hit := c.memoryHit(ctx, r, r.t0); hit != nil {
+		return hit, nil
+	}
 	b := c.newResult(r.RequestID)
 	f, lead := c.flights.join(r, &b.fl)
 	if !lead {
@@ -318,13 +357,17 @@ func (c *Client) run(ctx context.Context, r *request, b *resultBuf, stale *cache
 	sc.part[0] = r.Text
 	sc.j = job{split: segment.Segments{Parts: sc.part[:], Seps: sc.sep[:]}, out: sc.out[:0], by: sc.eng[:0]}
 	w.j = &sc.j
+	if r.fid != nil {
+		sc.j.fid = &contentJob{c: r.fid, src: r.Text}
+		res.Glossary = r.revision()
+	}
 	if res, err, long := w.runLong(res); long {
 		return res, err
 	}
 	err := w.run()
 	res.Attempts = w.attempts
 	if err != nil {
-		return nil, err
+		return c.memoryDegrade(ctx, r, res, err, r.t0)
 	}
 	return w.result(res)
 }
@@ -420,7 +463,7 @@ func (c *Client) Engines() []EngineStatus {
 		if now < e.outUntil.Load() && left != 0 {
 			left = 0
 		}
-		out[i] = EngineStatus{Name: e.name, Breaker: e.br.worst(), Pool: e.pool(), Health: liveHealth(e),
+		out[i] = EngineStatus{Name: e.name, Breaker: e.br.worst(), Pool: e.pool(), Health: liveHealth(e, now),
 			Score: v.score[SceneGeneral], QuotaLeft: left, SetAside: e.has(flagSetAside), LatencyEWMA: v.ewma}
 		if e.canary {
 			out[i].Canary = e.canaryShare()
@@ -486,6 +529,9 @@ func (c *Client) prepare(req *Request, r *request, now int64) error {
 	}
 	r.chars = chars
 	r.key = r.keyFields()
+	if err := c.prepareContent(req, r); err != nil {
+		return err
+	}
 	r.hash = r.key.hash(maphash.String(c.hashSeed, req.Text))
 	if req.UserID != "" {
 		r.userHash = maphash.String(c.hashSeed, req.UserID)

@@ -64,13 +64,20 @@ func (pr *Prepared) Split(i, max int) Segments {
 }
 
 // atoms returns the byte ranges of the tokens of text and, when markup goes natively,
-// of its tags.
+// of its tags and character references.
 func (pr *Prepared) atoms(text string) [][2]int {
 	var out [][2]int
 	if pr.native {
 		for _, p := range markup.Tokenize(text, pr.p.format == FormatHTML) {
 			if p.Kind != markup.Text {
 				out = append(out, [2]int{p.Start, p.End})
+				continue
+			}
+			for i := p.Start; i < p.End; i++ {
+				if end := markup.RefEnd(text[:p.End], i); end > 0 {
+					out = append(out, [2]int{i, end})
+					i = end - 1
+				}
 			}
 		}
 	}

@@ -137,10 +137,11 @@ func (m *Memory) best(text string, cands []*item, threshold float64) (*item, flo
 	}
 	var best *item
 	bestScore := -1.0
+	buf := make([]int, 2*(len(r)+maxEdits(len(r), threshold)+2)) // rows for every candidate in reach
 	for _, it := range cands {
 		n := max(len(r), len(it.runes))
 		k := maxEdits(n, threshold)
-		d := levenshtein(r, it.runes, k)
+		d := levenshteinIn(r, it.runes, k, buf)
 		if d > k {
 			continue
 		}

@@ -129,12 +129,19 @@ func maxEdits(n int, threshold float64) int {
 
 // levenshtein returns the edit distance of a and b when it is at most k, and k+1
 // otherwise, looking only at the band of width 2k+1 around the diagonal.
-func levenshtein(a, b []rune, k int) int {
+func levenshtein(a, b []rune, k int) int { return levenshteinIn(a, b, k, nil) }
+
+// levenshteinIn is levenshtein with its two rows in buf when it holds 2(len(b)+1) ints, so
+// that a search over many candidates allocates once.
+func levenshteinIn(a, b []rune, k int, buf []int) int {
 	if d := len(a) - len(b); d > k || -d > k {
 		return k + 1
 	}
 	inf := k + 1
-	prev, cur := make([]int, len(b)+1), make([]int, len(b)+1)
+	if len(buf) < 2*(len(b)+1) {
+		buf = make([]int, 2*(len(b)+1))
+	}
+	prev, cur := buf[:len(b)+1], buf[len(b)+1:2*(len(b)+1)]
 	for j := range prev {
 		prev[j] = min(j, inf)
 	}

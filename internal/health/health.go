@@ -6,6 +6,11 @@
 // stripes, each on cache lines of its own, chosen by a well-mixed key such as the request's
 // hash; a fold (every few seconds) sums and resets them. BenchmarkRecordParallel compares
 // them with a mutex-guarded struct.
+//
+// The package also keeps what the folds make of the counts: Window, the last five minutes
+// of an engine's folds, and Availability, its formula; Pairs, an engine's bad-output rate per
+// language pair (at most MaxPairs pairs, striped like Counters), which the Client's routing
+// reads lock-free.
 package health
 
 import (

@@ -215,6 +215,19 @@ func (c *Cache) ID(key string) int {
 	return c.internLocked(key)
 }
 
+// Key returns the key interned as id, false when none is: the reverse of ID, for the
+// rare caller that holds an id (a probe of a pair), not for the request path.
+func (c *Cache) Key(id int) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k, v := range c.ids {
+		if v == id {
+			return k, true
+		}
+	}
+	return "", false
+}
+
 func (c *Cache) internLocked(key string) int {
 	if id, ok := c.ids[key]; ok {
 		return id

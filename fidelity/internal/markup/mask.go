@@ -218,6 +218,15 @@ func (w *maskWriter) plain(s string, bd *mask.Builder) {
 	}
 }
 
+// RefEnd returns the end of the character reference at s[i] (&name;, &#123;, &#x1F;), or
+// -1 when none starts there.
+func RefEnd(s string, i int) int {
+	if s[i] != '&' {
+		return -1
+	}
+	return entityEnd(s, i)
+}
+
 // entityEnd returns the end of the character reference at s[i] == '&' (&name;, &#123;,
 // &#x1F;), or -1.
 func entityEnd(s string, i int) int {

@@ -1,0 +1,401 @@
+package translate
+
+import (
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/text/language"
+
+	"github.com/fanyi-go/translate/fidelity"
+	"github.com/fanyi-go/translate/fidelity/glossary"
+)
+
+// This file is the root's policy over package fidelity: which requests get a content
+// pipeline, which glossary applies, and how the walk uses the pipeline around each engine
+// call (prepare -> call -> restore -> verify). The mechanism is in package fidelity.
+
+// NoGlossary, as Request.Glossary, asks for no glossary even when the pair has a default.
+const NoGlossary = "-"
+
+// maxGlossaries bounds the glossaries of a Client (WithGlossaries, Config.Glossaries).
+const maxGlossaries = 1000
+
+// contentOptions are the options of content fidelity: glossaries and placeholders.
+type contentOptions struct {
+	glossaries []*glossary.Glossary
+	defaults   []string
+	syntax     fidelity.Syntax
+	pattern    *regexp.Regexp
+}
+
+// WithGlossaries adds glossaries (package glossary), found by Request.Glossary with the
+// request's language pair (a glossary for en->de serves en-US->de-AT). At most 1,000
+// glossaries, each of at most glossary.MaxTerms terms of at most glossary.MaxTermSize bytes
+// (glossary.New checks those); two with the same name and pair are an error. Default: none.
+func WithGlossaries(gs ...*glossary.Glossary) Option {
+	return func(o *options) { o.content.glossaries = append(o.content.glossaries, gs...) }
+}
+
+// WithDefaultGlossaries names the glossaries (given with WithGlossaries or in a Config)
+// that serve their pair when a request names none (Request.Glossary ""); one per pair.
+// Default: none.
+func WithDefaultGlossaries(names ...string) Option {
+	return func(o *options) { o.content.defaults = append(o.content.defaults, names...) }
+}
+
+// WithPlaceholders sets the placeholder syntaxes protected for every engine (0 means
+// fidelity.DefaultSyntaxes: ICU, printf and mustache) and, if pattern is not nil, a
+// pattern of the caller's own whose every non-empty match is protected too. Default:
+// fidelity.DefaultSyntaxes, no pattern.
+func WithPlaceholders(syntax fidelity.Syntax, pattern *regexp.Regexp) Option {
+	return func(o *options) { o.content.syntax, o.content.pattern = syntax, pattern }
+}
+
+// contentSetup is the running configuration's content policy.
+type contentSetup struct {
+	book    *glossary.Book // nil: no glossaries
+	syntax  fidelity.Syntax
+	pattern *regexp.Regexp
+}
+
+// build validates the content options and returns their setup; errors name the option.
+func (co *contentOptions) build() (contentSetup, error) {
+	s := contentSetup{syntax: co.syntax, pattern: co.pattern}
+	if co.syntax&^(fidelity.ICU|fidelity.Printf|fidelity.Mustache|fidelity.Colon) != 0 {
+		return s, configError("WithPlaceholders", "unknown placeholder syntax")
+	}
+	if len(co.glossaries) > maxGlossaries {
+		return s, configError("WithGlossaries", "at most 1000 glossaries")
+	}
+	if slices.Contains(co.glossaries, nil) {
+		return s, configError("WithGlossaries", "nil glossary")
+	}
+	for _, g := range co.glossaries {
+		if !validTag(g.Source()) || !validTag(g.Target()) {
+			return s, configError("WithGlossaries", "language is not a valid BCP 47 tag")
+		}
+	}
+	if len(co.glossaries) == 0 && len(co.defaults) == 0 {
+		return s, nil
+	}
+	b, err := glossary.NewBook(co.glossaries, co.defaults...)
+	if err != nil {
+		return s, configError("WithGlossaries", strings.TrimPrefix(err.Error(), "glossary: "))
+	}
+	s.book = b
+	return s, nil
+}
+
+// content is a request's fidelity pipeline and the glossary it applies.
+type content struct {
+	p *fidelity.Pipeline
+	g *glossary.Glossary // nil: none
+}
+
+// prepareContent gives r its content pipeline when it needs one: a format other than
+// text, a glossary, or a text that may hold placeholders. The plain path (text, no
+// glossary, no '{' nor '%') allocates nothing. It puts the format and the glossary's
+// revision in r's cache key.
+func (c *Client) prepareContent(req *Request, r *request) error {
+	cs := &r.s.content
+	if req.Format > FormatXML {
+		return invalid("unknown Format")
+	}
+	g, err := cs.glossaryFor(req, r)
+	if err != nil {
+		return err
+	}
+	if req.Format == FormatText && g == nil && !cs.mayHavePlaceholders(req.Text) {
+		return nil
+	}
+	p, err := fidelity.New(fidelity.Options{Format: req.Format, Glossary: g, Placeholders: cs.syntax, Pattern: cs.pattern})
+	if err != nil {
+		return invalid("content options: " + err.Error())
+	}
+	r.fid = &content{p: p, g: g}
+	r.key.format = req.Format
+	if g != nil {
+		r.key.gloss = maphash.String(c.hashSeed, g.Revision()) | 1 // never 0, which means none
+	}
+	return nil
+}
+
+// glossaryFor returns the glossary req asks for: the named one for its pair, none for
+// NoGlossary, or the pair's default for "". A named glossary needs a Source and must
+// exist for the pair.
+func (cs *contentSetup) glossaryFor(req *Request, r *request) (*glossary.Glossary, error) {
+	name := req.Glossary
+	if name == NoGlossary || (name == "" && cs.book == nil) {
+		return nil, nil
+	}
+	if r.src == nil {
+		if name == "" {
+			return nil, nil // a glossary needs its source language: detection has none
+		}
+		return nil, invalid("Glossary needs a Source")
+	}
+	g, ok := cs.book.Lookup(name, r.src.Canon, r.tgt.Canon)
+	if !ok && name != "" {
+		return nil, invalid("unknown Glossary " + strconv.Quote(name) + " for the language pair")
+	}
+	return g, nil
+}
+
+// mayHavePlaceholders reports whether text may hold a placeholder of the protected
+// syntaxes: a cheap test that keeps the plain path free of a pipeline.
+func (cs *contentSetup) mayHavePlaceholders(text string) bool {
+	if cs.pattern != nil {
+		return true
+	}
+	if cs.syntax&fidelity.Colon != 0 && strings.IndexByte(text, ':') >= 0 {
+		return true
+	}
+	return strings.IndexByte(text, '{') >= 0 || strings.IndexByte(text, '%') >= 0
+}
+
+// inUnits reports whether a long text of the request may be translated as units of its
+// own (longtext.go), each prepared apart: plain text without a glossary, where
+// segment.Split cuts no placeholder. Markup and glossary terms, which a cut between units
+// could break, go as one sequence of calls cut by Prepared.Split.
+func (ct *content) inUnits() bool {
+	return ct == nil || ct.p.Format() == FormatText && ct.g == nil
+}
+
+// markupNative reports whether e takes r's markup natively: a part of it may be all tags,
+// which an engine rightly returns as it is, so the echo check does not apply to it.
+func (r *request) markupNative(e *engine) bool {
+	return r.fid != nil && r.Format != FormatText && e.prof.Native.Takes(r.Format)
+}
+
+// revision is the revision of the glossary r applies, "" for none.
+func (r *request) revision() string {
+	if r.fid == nil || r.fid.g == nil {
+		return ""
+	}
+	return r.fid.g.Revision()
+}
+
+// contentJob is a walk's pipeline state: the text prepared for the shape of the engine
+// that takes it now, its texts cut into the job's parts, and the verified translation.
+// Engines of one shape (what they take natively, and the limit of one text) share the
+// parts translated so far; a walk that moves to an engine of another shape, or whose
+// translation failed the checks, prepares the text anew and starts over.
+type contentJob struct {
+	c     *content
+	src   string             // the text: the request's, or one unit's of a long text
+	pr    *fidelity.Prepared // nil: prepare for the next engine
+	shape shape
+	segs  []fidelity.Segments // per text of pr
+	text  string              // the restored, verified translation
+}
+
+// shape is what makes two engines get the same prepared text.
+type shape struct {
+	native, glossary, instructions bool
+	limit                          int
+}
+
+func shapeOf(f fidelity.Format, n fidelity.Native, limit int) shape {
+	return shape{native: f != FormatText && n.Takes(f), glossary: n.Glossary, instructions: n.Instructions, limit: limit}
+}
+
+// ready prepares the job's text for e, unless the parts already made fit it: each text of
+// the prepared text is cut into parts that fit e's per-text limit with Prepared.Split,
+// never inside a token or a tag.
+func (cj *contentJob) ready(j *job, e *engine) {
+	limit := textChars(&e.prof)
+	if j.forceMax > 0 && (limit == 0 || j.forceMax < limit) {
+		limit = j.forceMax
+	}
+	sh := shapeOf(cj.c.p.Format(), e.prof.Native, limit)
+	if cj.pr != nil && sh == cj.shape {
+		return
+	}
+	cj.pr, cj.shape = cj.c.p.Prepare(cj.src, e.prof.Native), sh
+	cj.segs = cj.segs[:0]
+	var parts []string
+	for i := range cj.pr.Texts {
+		s := cj.pr.Split(i, limit)
+		cj.segs = append(cj.segs, s)
+		parts = append(parts, s.Parts...)
+	}
+	j.split.Prefix, j.split.Parts, j.split.Seps = "", parts, make([]string, len(parts))
+	j.out, j.next, j.by = j.out[:0], 0, j.by[:0]
+}
+
+// dress sets what the engine request carries for the prepared text: how the texts are
+// declared, and the glossary or instruction for an engine that applies it itself.
+func (cj *contentJob) dress(req *EngineRequest) {
+	req.Format, req.Glossary, req.Instruction = cj.pr.Format, cj.pr.Glossary, cj.pr.Instruction
+}
+
+// verify restores and checks the translation once the call that answered outs completes
+// the job: every protected part back exactly once, the structure intact, every glossary
+// term present. A failure is KindBadOutput on e (it fails over) and the job starts over
+// on the next engine; its message counts what went wrong and never quotes the text.
+func (cj *contentJob) verify(j *job, e *engine, outs []string) error {
+	if j.next+len(outs) < len(j.split.Parts) {
+		return nil
+	}
+	answers := append(slices.Clip(j.out[:j.next]), outs...)
+	texts := make([]string, len(cj.segs))
+	k := 0
+	for i, s := range cj.segs {
+		t, err := s.Join(answers[k : k+len(s.Parts)])
+		if err != nil {
+			cj.pr = nil
+			return &Error{Kind: KindBadOutput, Engine: e.name, Message: "fidelity: stitching segments"}
+		}
+		texts[i], k = t, k+len(s.Parts)
+	}
+	out, err := cj.pr.Finish(texts)
+	if err != nil {
+		cj.pr = nil
+		return &Error{Kind: KindBadOutput, Engine: e.name, Message: verifyMessage(err)}
+	}
+	cj.text = out
+	return nil
+}
+
+// verifyMessage says what a failed check found, by kind and count only: the items of a
+// *fidelity.VerifyError (placeholders, terms) come from the customer's text.
+func verifyMessage(err error) string {
+	var ve *fidelity.VerifyError
+	if !errors.As(err, &ve) {
+		return "fidelity: answers do not match the texts sent"
+	}
+	count := func(items []fidelity.Item) map[fidelity.ItemKind]int {
+		m := map[fidelity.ItemKind]int{}
+		for _, it := range items {
+			m[it.Kind]++
+		}
+		return m
+	}
+	var parts []string
+	for _, side := range []struct {
+		verb  string
+		items []fidelity.Item
+	}{{"lost", ve.Lost}, {"doubled", ve.Extra}} {
+		m := count(side.items)
+		for _, k := range []fidelity.ItemKind{fidelity.ItemMarkup, fidelity.ItemPlaceholder, fidelity.ItemTerm} {
+			if m[k] > 0 {
+				parts = append(parts, fmt.Sprintf("%s %d %s(s)", side.verb, m[k], k))
+			}
+		}
+	}
+	if ve.Unknown > 0 {
+		parts = append(parts, fmt.Sprintf("%d made-up token(s)", ve.Unknown))
+	}
+	if ve.Malformed {
+		parts = append(parts, "markup not well-formed")
+	}
+	return "fidelity: " + strings.Join(parts, "; ")
+}
+
+// ownWalk reports whether a TranslateBatch request is translated alone, as Translate does,
+// rather than packed: markup, or a glossary that may apply, needs a pipeline of its own.
+func (c *Client) ownWalk(req *Request) bool {
+	return req.Format != FormatText || (req.Glossary != NoGlossary && (req.Glossary != "" || c.cfg.Load().content.book != nil))
+}
+
+// streamable refuses a TranslateStream request with markup: its segments are cut for
+// streaming, and a cut may fall inside a tag.
+func streamable(req *Request) error {
+	if req.Format != FormatText {
+		return invalid("TranslateStream takes plain text only; translate markup with Translate")
+	}
+	return nil
+}
+
+// GlossaryConfig is one glossary of a Config's "glossaries" section:
+//
+//	"glossaries": [
+//	  {"name": "brands", "source": "en", "target": "de", "default": true,
+//	   "terms": [{"source": "Acme Cloud", "target": "Acme Cloud"},
+//	             {"source": "checkout", "target": "Kasse", "case_sensitive": true}]}
+//	]
+//
+// A file holds at most 1,000 glossaries (and 1 MiB in all); a glossary at most 10,000
+// terms (glossary.MaxTerms), each source and target 1..256 bytes (glossary.MaxTermSize).
+// Name, source and target are required; two glossaries with one name and pair, two terms
+// with one source, and two defaults for one pair are errors.
+type GlossaryConfig struct {
+	Name   string `json:"name"`
+	Source string `json:"source"` // BCP 47 tag
+	Target string `json:"target"` // BCP 47 tag
+	// Default makes the glossary serve its pair when a request names none.
+	Default bool            `json:"default"`
+	Terms   []glossary.Term `json:"terms"`
+}
+
+// glossaries builds the Config's glossaries; errors name the JSON path.
+func (cfg *Config) glossaries() ([]*glossary.Glossary, []string, error) {
+	if len(cfg.Glossaries) > maxGlossaries {
+		return nil, nil, invalidAt("glossaries", "at most 1000 glossaries")
+	}
+	var gs []*glossary.Glossary
+	var defaults []string
+	for i, gc := range cfg.Glossaries {
+		at := "glossaries[" + strconv.Itoa(i) + "]"
+		g, err := gc.build(at)
+		if err != nil {
+			return nil, nil, err
+		}
+		gs = append(gs, g)
+		if gc.Default {
+			defaults = append(defaults, gc.Name)
+		}
+		if _, err := glossary.NewBook(gs, defaults...); err != nil {
+			return nil, nil, invalidAt(at, strings.TrimPrefix(err.Error(), "glossary: "))
+		}
+	}
+	return gs, defaults, nil
+}
+
+func (gc *GlossaryConfig) build(at string) (*glossary.Glossary, error) {
+	for _, f := range []struct{ key, val string }{{"name", gc.Name}, {"source", gc.Source}, {"target", gc.Target}} {
+		switch {
+		case f.val == "":
+			return nil, invalidAt(at+"."+f.key, "is required")
+		case f.key != "name" && !validTag(f.val):
+			return nil, invalidAt(at+"."+f.key, "language is not a valid BCP 47 tag")
+		}
+	}
+	if len(gc.Terms) > glossary.MaxTerms {
+		return nil, invalidAt(at+".terms", "at most 10000 terms")
+	}
+	for k, t := range gc.Terms {
+		for _, f := range []struct{ key, val string }{{"source", t.Source}, {"target", t.Target}} {
+			if len(f.val) == 0 || len(f.val) > glossary.MaxTermSize {
+				return nil, invalidAt(at+".terms["+strconv.Itoa(k)+"]."+f.key, "must be 1..256 bytes")
+			}
+		}
+	}
+	g, err := glossary.New(gc.Name, gc.Source, gc.Target, gc.Terms)
+	if err != nil {
+		return nil, invalidAt(at+".terms", strings.TrimPrefix(err.Error(), "glossary: "))
+	}
+	return g, nil
+}
+
+// storedText is the answer a Store keeps for the call that answered out, and whether it
+// is the request's whole answer from one call: the engine's text for a plain job of one
+// part, the restored, verified translation of a content job all of whose parts the call
+// carried (never the engine's masked text).
+func (w *walk) storedText(out *EngineResult) (string, bool) {
+	if cj := w.j.fid; cj != nil {
+		return cj.text, w.j.next == 0 && len(out.Texts) == len(w.j.split.Parts)
+	}
+	return out.Texts[0], len(w.j.split.Parts) == 1
+}
+
+// validTag reports whether tag is a well-formed BCP 47 tag.
+func validTag(tag string) bool {
+	_, err := language.Parse(tag)
+	return err == nil
+}
