@@ -6,7 +6,10 @@ import (
 	"encoding/hex"
 	"math"
 	"strconv"
+	"sync"
 	"time"
+
+	"github.com/fanyi-go/translate/internal/lang"
 )
 
 // storeWait bounds how long a request waits on its Store for one step (Admit, Settle, Hold,
@@ -38,9 +41,12 @@ func (c *Client) storeAdmit(w *walk, e *engine, l *lease) error {
 	if w.j.next == 0 && len(w.j.split.Parts) == 1 {
 		a.CacheKey = c.storeKey(r)
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(w.ctx), min(storeWait, time.Until(w.deadline)))
+	ctx := newStoreCtx(w.ctx, w.deadline)
+	if d := time.Now().Add(storeWait); d.Before(w.deadline) {
+		ctx.deadline = d
+	}
 	got, err := c.store.Admit(ctx, a)
-	cancel()
+	ctx.release()
 	if err != nil {
 		c.obs.warn("store unreachable: call refused", e.name)
 		return &Error{Kind: KindUnavailable, Engine: e.name, Message: "skipped: shared state unreachable"}
@@ -126,11 +132,11 @@ func (c *Client) storeSettle(w *walk, e *engine, l *lease, out *EngineResult, er
 	if w.r.RequestID == "" && s.CacheKey == "" {
 		s.Answer = nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), storeWait)
-	defer cancel()
+	ctx := newStoreCtx(nil, time.Now().Add(storeWait))
 	if err := c.store.Settle(ctx, s); err != nil {
 		c.obs.warn("store unreachable: settlement left to the lease's expiry", e.name)
 	}
+	ctx.release()
 	l.store = ""
 }
 
@@ -154,29 +160,27 @@ func (c *Client) storeKey(r *request) string {
 	if !c.cacheable(r) || (r.pinned != nil && !r.AllowFallback) || len(r.Regions) > 0 {
 		return ""
 	}
-	sum := contentDigest(r)
-	return hex.EncodeToString(sum[:])
+	return r.digest.key(r)
 }
 
 // contentDigest hashes r's text with the full language keys, scene and style, and the
 // format and glossary revision when they are not text and none: the same in every process.
 func contentDigest(r *request) [sha256.Size]byte {
-	h := sha256.New()
 	src := ""
 	if r.src != nil {
 		src = r.src.Key
 	}
-	for _, f := range []string{src, r.tgt.Full, strconv.Itoa(int(r.Scene)), strconv.Itoa(int(r.Style))} {
-		h.Write([]byte(f))
-		h.Write([]byte{0})
-	}
+	var stack [512]byte // a short text hashes without an allocation
+	buf := append(stack[:0], src...)
+	buf = append(append(buf, 0), r.tgt.Full...)
+	buf = strconv.AppendInt(append(buf, 0), int64(r.Scene), 10)
+	buf = strconv.AppendInt(append(buf, 0), int64(r.Style), 10)
+	buf = append(buf, 0)
 	if rev := r.revision(); r.key.format != FormatText || rev != "" { // content.go: markup and glossary change the answer
-		h.Write([]byte(r.key.format.String() + "\x00" + rev + "\x00"))
+		buf = append(append(append(append(buf, r.key.format.String()...), 0), rev...), 0)
 	}
-	h.Write([]byte(r.Text))
-	var sum [sha256.Size]byte
-	h.Sum(sum[:0])
-	return sum
+	buf = append(buf, r.Text...)
+	return sha256.Sum256(buf)
 }
 
 // storeRequestID is the request id a Store sees: the caller's, bound to the request's
@@ -187,8 +191,27 @@ func storeRequestID(r *request) string {
 	if r.RequestID == "" {
 		return ""
 	}
-	sum := contentDigest(r)
-	return r.RequestID + "#" + hex.EncodeToString(sum[:16])
+	r.digest.key(r)
+	return r.RequestID + "#" + r.digest.hex[:32]
+}
+
+// storeDigest is a request's contentDigest in hex, computed at most once per request,
+// source and glossary revision (a detected source or a glossary updated meanwhile changes
+// the content): Admit, Settle and the request id share it.
+type storeDigest struct {
+	hex string
+	src *lang.Info
+	rev string
+}
+
+func (d *storeDigest) key(r *request) string {
+	if rev := r.revision(); d.hex == "" || d.src != r.src || d.rev != rev {
+		sum := contentDigest(r)
+		var h [2 * sha256.Size]byte
+		hex.Encode(h[:], sum[:])
+		d.hex, d.src, d.rev = string(h[:]), r.src, rev
+	}
+	return d.hex
 }
 
 // learnSpent keeps the shared budget's last reported spend, for economy mode.
@@ -206,4 +229,112 @@ func (c *Client) sharedFraction() float64 {
 		return 0
 	}
 	return math.Float64frombits(c.sharedSpent.Load()) / d
+}
+
+// storeCtx bounds one Store call by a deadline without arming a timer: a Store that serves
+// the call in process (redisstore's leased blocks) reads at most Deadline, and the call
+// costs no timer; a Store that waits on Done gets a channel closed at the deadline. It
+// carries parent's values but not its cancellation (a settlement outlives the request), and
+// release, once the call returned, ends it as a cancel function would.
+type storeCtx struct {
+	parent   context.Context // nil: no values
+	deadline time.Time
+	mu       sync.Mutex
+	done     chan struct{} // made by the first Done
+	timer    *time.Timer
+	err      error
+	after    map[*func()]struct{} // AfterFunc's functions not run yet
+}
+
+func newStoreCtx(parent context.Context, deadline time.Time) *storeCtx {
+	return &storeCtx{parent: parent, deadline: deadline}
+}
+
+func (c *storeCtx) Deadline() (time.Time, bool) { return c.deadline, true }
+
+func (c *storeCtx) Value(key any) any {
+	if c.parent == nil {
+		return nil
+	}
+	return c.parent.Value(key)
+}
+
+func (c *storeCtx) Done() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.done == nil {
+		c.done = make(chan struct{})
+		if c.err != nil { // released before anyone asked
+			close(c.done)
+		} else if d := time.Until(c.deadline); d <= 0 {
+			c.end(context.DeadlineExceeded)
+		} else {
+			c.timer = time.AfterFunc(d, func() {
+				c.mu.Lock()
+				defer c.mu.Unlock()
+				c.end(context.DeadlineExceeded)
+			})
+		}
+	}
+	return c.done
+}
+
+func (c *storeCtx) Err() error {
+	c.Done()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// end closes done with err, once, and starts AfterFunc's functions. c.mu is held and done
+// is made.
+func (c *storeCtx) end(err error) {
+	if c.err == nil {
+		c.err = err
+		close(c.done)
+		for f := range c.after {
+			go (*f)()
+		}
+		c.after = nil
+	}
+}
+
+// AfterFunc runs f in its own goroutine once c is done, as context.AfterFunc does; stop
+// keeps it from running. A context derived from c (context.WithTimeout in a Store) uses it
+// instead of a goroutine of its own that waits on Done.
+func (c *storeCtx) AfterFunc(f func()) (stop func() bool) {
+	c.Done()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		go f()
+		return func() bool { return false }
+	}
+	if c.after == nil {
+		c.after = map[*func()]struct{}{}
+	}
+	c.after[&f] = struct{}{}
+	return func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		_, waiting := c.after[&f]
+		delete(c.after, &f)
+		return waiting
+	}
+}
+
+// release ends the call's context: Canceled unless the deadline passed first.
+func (c *storeCtx) release() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.timer != nil {
+		c.timer.Stop()
+	}
+	switch {
+	case c.err != nil:
+	case c.done == nil:
+		c.err = context.Canceled // a later Done returns a closed channel
+	default:
+		c.end(context.Canceled)
+	}
 }

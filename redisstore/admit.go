@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -126,7 +127,7 @@ func (s *Store) reserveAll(ctx context.Context, a translate.Admission, c *call) 
 // what c holds.
 func (s *Store) reserveBudgets(ctx context.Context, a *translate.Admission, c *call, got *translate.Admitted) error {
 	start, end := day(a.Now)
-	c.budget = s.blocks.get("b", s.k.budget(start), start, end, false)
+	c.budget = s.blocks.period("b", start, end, nil, s.k.budget) // the key is made for a new day only
 	lim := a.Daily
 	if lim == 0 {
 		lim = unlimited // the spend is still shared, for Client.Budget
@@ -189,7 +190,7 @@ func (s *Store) release(c *call) {
 }
 
 func (s *Store) register(c *call, now time.Time) string {
-	tok := "B" + newLeaseID()
+	tok := "B" + strconv.FormatUint(s.seq.Add(1), 36) // unique in s.calls
 	s.callsMu.Lock()
 	defer s.callsMu.Unlock()
 	if now.After(s.nextPrune) {
@@ -317,14 +318,11 @@ func (s *Store) Settle(ctx context.Context, st translate.Settlement) error {
 		return nil // settled before, or counted as spent at its end
 	}
 	s.finish(c, st.Sent, st.Credits, float64(st.Chars))
+	cache := s.o.cacheTTL > 0 && st.CacheKey != "" && st.Answer != nil && st.Answer.Text != ""
+	if st.Answer == nil || c.rkey == "" && !cache {
+		return nil // nothing to remember: no JSON made
+	}
 	answer := encodeAnswer(st.Answer)
-	if answer == "" {
-		return nil
-	}
-	cache := s.o.cacheTTL > 0 && st.CacheKey != "" && st.Answer.Text != ""
-	if c.rkey == "" && !cache {
-		return nil
-	}
 	ctx, cancel := context.WithTimeout(ctx, s.o.timeout)
 	defer cancel()
 	if !s.reachable() {

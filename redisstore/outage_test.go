@@ -119,6 +119,7 @@ type proxy struct {
 	ln     net.Listener
 	to     string
 	hole   atomic.Bool
+	slow   atomic.Int64 // ns each chunk waits before it is forwarded: an overloaded host
 	mu     sync.Mutex
 	closed bool // by close: a connection accepted later is closed at once
 	cs     []net.Conn
@@ -171,6 +172,7 @@ func (p *proxy) pipe(dst, src net.Conn) {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := src.Read(buf)
+		time.Sleep(time.Duration(p.slow.Load()))
 		if n > 0 && !p.hole.Load() {
 			if _, werr := dst.Write(buf[:n]); werr != nil {
 				return

@@ -47,6 +47,7 @@ type Store struct {
 
 	callsMu   sync.Mutex
 	calls     map[string]*call // lease token -> the call's reservations; bounded by the calls in flight
+	seq       atomic.Uint64    // numbers the lease tokens
 	nextPrune time.Time
 
 	fallbacks     metric.Int64Counter

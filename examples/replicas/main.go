@@ -1,9 +1,12 @@
 // Command replicas runs the redisstore scenario for a person to watch: four replicas of a
 // service share one daily budget and one quota-limited engine through Redis, under open-loop
 // load above what both allow. One replica is killed with SIGKILL; Redis is paused for 3s.
-// It prints a per-second table per replica and the verdicts.
+// It prints a per-second table per replica and the verdicts. With -scenario zipf-flushall,
+// eight replicas under Zipf-skewed load share the budget and Redis loses every key
+// (FLUSHALL) at 3s instead (scenario.ZipfFlushAll).
 //
 //	go run ./examples/replicas                          # starts redis-server if installed
+//	go run ./examples/replicas -scenario zipf-flushall
 //	REDIS_URL=redis://127.0.0.1:6379/0 go run ./examples/replicas
 //
 // With REDIS_URL the pause is CLIENT PAUSE, since a remote server cannot be stopped.
@@ -12,6 +15,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"net/url"
 	"os"
@@ -57,10 +61,44 @@ func (c clientPause) Pause() error {
 
 func (c clientPause) Resume() error { return nil } // CLIENT PAUSE ends by itself
 
+// chosen is the scenario the -scenario flag names.
+func chosen() (scenario.Config, error) {
+	which := flag.String("scenario", "outage", "outage (a replica killed, Redis paused) or zipf-flushall (8 replicas, Zipf load, FLUSHALL at 3s)")
+	flag.Parse()
+	switch *which {
+	case "outage":
+		return scenario.Default(), nil
+	case "zipf-flushall":
+		return scenario.ZipfFlushAll(), nil
+	}
+	return scenario.Config{}, fmt.Errorf("unknown -scenario %q", *which)
+}
+
+// header says what the run does.
+func header(cfg scenario.Config) {
+	if cfg.FlushAt > 0 {
+		fmt.Printf("%d replicas under Zipf(1.1) load, %.0f requests/s in all (weights %.2f), every request pinned to the paid engine,\n"+
+			"for %v and on until the budget is spent (%v at most); budget %.2f credits/day; Redis at %s\n"+
+			"Redis loses every key (FLUSHALL) at %v\n\n", cfg.Replicas, cfg.Rate*float64(cfg.Replicas), cfg.Weights,
+			cfg.Duration, cfg.MaxDuration, cfg.Daily, redact(cfg.RedisURL), cfg.FlushAt)
+		return
+	}
+	fmt.Printf("%d replicas, %.0f requests/s each for %v and on until the budget is spent (%v at most; a third pinned to\n"+
+		"the paid engine, a third to the quota engine, a third routed); budget %.2f credits/day, quota engine %d chars/day;\n"+
+		"Redis at %s\n", cfg.Replicas, cfg.Rate, cfg.Duration, cfg.MaxDuration, cfg.Daily, cfg.Quota, redact(cfg.RedisURL))
+	fmt.Printf("replica %d (its vendor answers in %v) is killed at %v; Redis is paused at %v for %v\n\n",
+		cfg.Replicas-1, cfg.KilledLatency, cfg.KillAt, cfg.PauseAt, cfg.PauseFor)
+}
+
 func run() error {
-	cfg := scenario.Default()
+	cfg, err := chosen()
+	if err != nil {
+		return err
+	}
 	var pauser scenario.Pauser
-	if u := os.Getenv("REDIS_URL"); u != "" {
+	if u := os.Getenv("REDIS_URL"); u != "" && cfg.FlushAt > 0 {
+		return errors.New("-scenario zipf-flushall runs FLUSHALL: it runs only on the redis-server it starts itself, not on REDIS_URL")
+	} else if u != "" {
 		cfg.RedisURL, pauser = u, clientPause{u, cfg.PauseFor}
 	} else {
 		srv, err := redistest.Start()
@@ -80,11 +118,7 @@ func run() error {
 	defer os.RemoveAll(dir)
 	cfg.Dir, cfg.Now = dir, time.Now()
 	cfg.Prefix = fmt.Sprintf("replicas-example:%d:", cfg.Now.UnixNano())
-	fmt.Printf("%d replicas, %.0f requests/s each for %v and on until the budget is spent (%v at most; a third pinned to\n"+
-		"the paid engine, a third to the quota engine, a third routed); budget %.2f credits/day, quota engine %d chars/day;\n"+
-		"Redis at %s\n", cfg.Replicas, cfg.Rate, cfg.Duration, cfg.MaxDuration, cfg.Daily, cfg.Quota, redact(cfg.RedisURL))
-	fmt.Printf("replica %d (its vendor answers in %v) is killed at %v; Redis is paused at %v for %v\n\n",
-		cfg.Replicas-1, cfg.KilledLatency, cfg.KillAt, cfg.PauseAt, cfg.PauseFor)
+	header(cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	rep, err := scenario.Run(ctx, cfg, os.Args[0], nil, pauser, os.Stderr)

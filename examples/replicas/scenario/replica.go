@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -56,14 +57,18 @@ type Config struct {
 	// KilledLatency is the engine latency of the last replica, the one killed: long enough
 	// that it dies holding leases, whose expiry the run then checks.
 	KilledLatency time.Duration
-	KillAt        time.Duration // SIGKILL of the last replica, from the start
+	KillAt        time.Duration // SIGKILL of the last replica, from the start; 0: none
 	PauseAt       time.Duration // SIGSTOP of Redis
-	PauseFor      time.Duration
-	RetryEvery    int    // every n-th request also retries a request another replica sent; 0 none
-	RedisURL      string // redis://host:port/db, as redis.ParseURL reads it
-	Prefix        string
-	Dir           string // engine records
-	Now           time.Time
+	PauseFor      time.Duration // 0: no pause
+	// FlushAt is when Redis loses every key (FLUSHALL), from the start; 0: never.
+	FlushAt time.Duration
+	// Weights, when set, scale each replica's Rate: replica i asks Rate*Weights[i] requests/s.
+	Weights    []float64
+	RetryEvery int    // every n-th request also retries a request another replica sent; 0 none
+	RedisURL   string // redis://host:port/db, as redis.ParseURL reads it
+	Prefix     string
+	Dir        string // engine records
+	Now        time.Time
 }
 
 // Default is the scenario the test and the example run over 12 seconds or more. A third of the
@@ -83,6 +88,34 @@ func Default() Config {
 		CostPerMillion: 100, Quota: 14_400, Pinned: []string{PaidEngine, QuotaEngine, ""},
 		EngineLatency: 30 * time.Millisecond, KilledLatency: time.Second,
 		KillAt: 3 * time.Second, PauseAt: 5 * time.Second, PauseFor: 3 * time.Second, RetryEvery: 5}
+}
+
+// ZipfFlushAll is the second scenario: 8 replicas under Zipf(1.1)-skewed load (replica i
+// asks in proportion to 1/(i+1)^1.1, 320 requests/s in all), every request pinned to the
+// paid engine, and Redis FLUSHALLed at 3s, at about a third of the budget. No replica is
+// killed and Redis is not paused. The store notices the loss and serves only from the
+// blocks it held: the engines are never sent more than the budget.
+func ZipfFlushAll() Config {
+	w := make([]float64, 8)
+	sum := 0.0
+	for i := range w {
+		w[i] = 1 / math.Pow(float64(i+1), 1.1)
+		sum += w[i]
+	}
+	for i := range w {
+		w[i] *= float64(len(w)) / sum // the mean weight is 1
+	}
+	return Config{Replicas: 8, Rate: 40, Weights: w, Duration: 8 * time.Second, MaxDuration: 10 * time.Second,
+		StoreTimeout: 200 * time.Millisecond, Daily: 6, CostPerMillion: 100, Quota: 14_400,
+		Pinned: []string{PaidEngine}, EngineLatency: 30 * time.Millisecond, FlushAt: 3 * time.Second}
+}
+
+// rate is replica i's requests per second.
+func (cfg *Config) rate(i int) float64 {
+	if i < len(cfg.Weights) {
+		return cfg.Rate * cfg.Weights[i]
+	}
+	return cfg.Rate
 }
 
 // Pin is the engine request n pins; "" when the router chooses. A retry has the number of
@@ -317,7 +350,8 @@ func load(c *translate.Client, st *taggedStore, cfg Config, i int) error {
 			t.failed.Add(1)
 		}
 	}
-	every := time.Duration(float64(time.Second) / cfg.Rate)
+	rate := cfg.rate(i)
+	every := time.Duration(float64(time.Second) / rate)
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	sec := time.NewTicker(time.Second)
@@ -328,7 +362,7 @@ func load(c *translate.Client, st *taggedStore, cfg Config, i int) error {
 		select {
 		case <-tick.C:
 			// Catch up on ticks a busy machine dropped: request n is due at n/Rate seconds.
-			for due := int(time.Since(start).Seconds() * cfg.Rate); n < due; n++ {
+			for due := int(time.Since(start).Seconds() * rate); n < due; n++ {
 				wg.Add(1)
 				go send(i, n)
 				if cfg.RetryEvery > 0 && n%cfg.RetryEvery == 0 && n >= 2 {

@@ -45,6 +45,10 @@ type Report struct {
 	// returns, request ids, holds); Requests the requests the replicas made.
 	BlockCalls int64
 	Requests   int
+	// RedisCommands is every command Redis received during the run, from INFO commandstats
+	// (INFO and CONFIG RESETSTAT aside).
+	RedisCommands int64
+	RedisByName   map[string]int64 // the same per command
 	// Duplicates are engine/request id sent twice, whoever admitted the sends: the store
 	// promises none, the replicas using redisstore.WithStrictRequestIDs.
 	Duplicates []string
@@ -56,6 +60,10 @@ type Report struct {
 	RefusedIDs  int
 	PausedFrom  time.Time
 	PausedUntil time.Time
+	// FlushedAt is when Redis was FLUSHALLed; BeforeFlush the blocks reserved in Redis just
+	// before it (zero without FlushAt).
+	FlushedAt   time.Time
+	BeforeFlush float64
 }
 
 // Verdict is one check of a run.
@@ -112,23 +120,12 @@ func Run(ctx context.Context, cfg Config, exe string, args []string, redisPause 
 			}
 		})
 	}
-	start := time.Now()
-	waitUntil(ctx, start.Add(cfg.KillAt))
-	_ = cmds[cfg.Replicas-1].Process.Signal(syscall.SIGKILL)
-	rep.InFlightAtKill, _ = figures(ctx, rdb, cfg)
-	waitUntil(ctx, start.Add(cfg.PauseAt))
-	rep.PausedFrom = time.Now()
-	if err := redisPause.Pause(); err != nil {
-		return nil, fmt.Errorf("pause redis: %w", err)
+	if err := rep.events(ctx, rdb, cmds, redisPause); err != nil {
+		return nil, err
 	}
-	waitUntil(ctx, rep.PausedFrom.Add(cfg.PauseFor))
-	if err := redisPause.Resume(); err != nil {
-		return nil, fmt.Errorf("resume redis: %w", err)
-	}
-	rep.PausedUntil = time.Now()
 	readers.Wait()
 	for i, cmd := range cmds {
-		if err := cmd.Wait(); err != nil && i != cfg.Replicas-1 {
+		if err := cmd.Wait(); err != nil && (cfg.KillAt == 0 || i != cfg.Replicas-1) {
 			return nil, fmt.Errorf("replica %d: %w", i, err)
 		}
 	}
@@ -140,13 +137,47 @@ func Run(ctx context.Context, cfg Config, exe string, args []string, redisPause 
 			rep.Requests += s.OK + s.Refused + s.Failed
 		}
 	}
-	rep.BlockCalls = evalshaCalls(ctx, rdb)
+	rep.BlockCalls, rep.RedisCommands, rep.RedisByName = evalshaCalls(ctx, rdb)
 	if err := rep.readRecords(); err != nil {
 		return nil, err
 	}
 	rep.StoreSpent, rep.DeadBlock, err = storeFigure(ctx, rdb, cfg)
 	rep.StoreQuota, rep.DeadQuota = quotaFigure(ctx, rdb, cfg)
 	return rep, err
+}
+
+// events kills the last replica at KillAt, FLUSHALLs Redis at FlushAt and pauses it at
+// PauseAt for PauseFor, in the order of their times; a zero time or duration skips one.
+func (rep *Report) events(ctx context.Context, rdb *redis.Client, cmds []*exec.Cmd, redisPause Pauser) error {
+	cfg := rep.Config
+	start := time.Now()
+	if cfg.FlushAt > 0 && (cfg.KillAt == 0 || cfg.FlushAt < cfg.KillAt) {
+		waitUntil(ctx, start.Add(cfg.FlushAt))
+		rep.FlushedAt = time.Now()
+		rep.BeforeFlush, _ = figures(ctx, rdb, cfg)
+		if err := rdb.FlushAll(ctx).Err(); err != nil {
+			return fmt.Errorf("flushall: %w", err)
+		}
+	}
+	if cfg.KillAt > 0 {
+		waitUntil(ctx, start.Add(cfg.KillAt))
+		_ = cmds[cfg.Replicas-1].Process.Signal(syscall.SIGKILL)
+		rep.InFlightAtKill, _ = figures(ctx, rdb, cfg)
+	}
+	if cfg.PauseFor <= 0 {
+		return nil
+	}
+	waitUntil(ctx, start.Add(cfg.PauseAt))
+	rep.PausedFrom = time.Now()
+	if err := redisPause.Pause(); err != nil {
+		return fmt.Errorf("pause redis: %w", err)
+	}
+	waitUntil(ctx, rep.PausedFrom.Add(cfg.PauseFor))
+	if err := redisPause.Resume(); err != nil {
+		return fmt.Errorf("resume redis: %w", err)
+	}
+	rep.PausedUntil = time.Now()
+	return nil
 }
 
 func waitUntil(ctx context.Context, t time.Time) {
@@ -188,16 +219,24 @@ func parse(v any) float64 {
 	return f
 }
 
-// evalshaCalls is the EVALSHA calls in INFO commandstats.
-func evalshaCalls(ctx context.Context, rdb *redis.Client) int64 {
+// evalshaCalls is the EVALSHA calls in INFO commandstats, and the calls of every command
+// but INFO and CONFIG RESETSTAT.
+func evalshaCalls(ctx context.Context, rdb *redis.Client) (evalsha, all int64, byName map[string]int64) {
+	byName = map[string]int64{}
 	info, _ := rdb.Info(ctx, "commandstats").Result()
 	for _, line := range strings.Split(info, "\n") {
-		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "cmdstat_evalsha:calls="); ok {
-			n, _ := strconv.ParseInt(rest[:strings.IndexByte(rest, ',')], 10, 64)
-			return n
+		name, rest, ok := strings.Cut(strings.TrimSpace(line), ":calls=")
+		if !ok || !strings.HasPrefix(name, "cmdstat_") || name == "cmdstat_info" || name == "cmdstat_config|resetstat" {
+			continue
+		}
+		n, _ := strconv.ParseInt(rest[:strings.IndexByte(rest, ',')], 10, 64)
+		all += n
+		byName[strings.TrimPrefix(name, "cmdstat_")] = n
+		if name == "cmdstat_evalsha" {
+			evalsha = n
 		}
 	}
-	return 0
+	return evalsha, all, byName
 }
 
 // storeFigure is the store's spend once every live replica returned its blocks: what
@@ -250,6 +289,9 @@ func (rep *Report) readRecords() error {
 // others mean anything: demand must have been refused for the budget and for the quota.
 func (rep *Report) Verdicts() []Verdict {
 	cfg := rep.Config
+	if cfg.FlushAt > 0 {
+		return rep.flushVerdicts()
+	}
 	const eps = 1e-9
 	diff := rep.StoreSpent - rep.EngineSpend
 	quotaUsed := float64(rep.QuotaChars) / float64(max(cfg.Quota, 1))
@@ -263,18 +305,58 @@ func (rep *Report) Verdicts() []Verdict {
 		{"quota engine within its quota", rep.QuotaChars <= cfg.Quota,
 			fmt.Sprintf("%d of %d characters", rep.QuotaChars, cfg.Quota)},
 		{"budget at least 95% used but for what the killed replica's block stranded (no phantom spend)", rep.EngineSpend >= 0.95*(cfg.Daily-diff)-eps,
-			fmt.Sprintf("%.1f%% sent to the engines, %.1f%% stranded in the killed replica's block; %.2e EVALSHA per request (%d for %d requests)",
-				100*rep.EngineSpend/cfg.Daily, 100*diff/cfg.Daily, float64(rep.BlockCalls)/float64(max(rep.Requests, 1)), rep.BlockCalls, rep.Requests)},
+			fmt.Sprintf("%.1f%% sent to the engines, %.1f%% stranded in the killed replica's block",
+				100*rep.EngineSpend/cfg.Daily, 100*diff/cfg.Daily)},
 		{"quota at least 95% used but for what the killed replica's block stranded", float64(rep.QuotaChars) >= 0.95*(float64(cfg.Quota)-qStranded),
 			fmt.Sprintf("%.1f%% sent, %.1f%% stranded in the killed replica's block", 100*quotaUsed, 100*qStranded/float64(max(cfg.Quota, 1)))},
 		{"blocks held at the kill (the killed replica's is charged)", rep.InFlightAtKill > 0,
 			fmt.Sprintf("%.4f credits in blocks in Redis right after the kill", rep.InFlightAtKill)},
 		{"store minus engines within the killed replica's block", diff <= rep.DeadBlock+eps && diff >= -eps,
 			fmt.Sprintf("store %.4f - engines %.4f = %.4f; killed replica's block %.4f", rep.StoreSpent, rep.EngineSpend, diff, rep.DeadBlock)},
+		rep.opsVerdict(),
 		{"no request id reached an engine twice", len(rep.Duplicates) == 0,
 			fmt.Sprintf("%d duplicates %v (%d with an admission from a local share); the outage cost %d admissions refused for a request id another replica may have sent",
 				len(rep.Duplicates), first(rep.Duplicates, 5), len(rep.OutageDuplicates), rep.RefusedIDs)},
 	}
+}
+
+// flushVerdicts checks a run where Redis lost its data: the engines are never sent more
+// than the budget, no request id twice; it reports what the loss stranded.
+func (rep *Report) flushVerdicts() []Verdict {
+	cfg := rep.Config
+	const eps = 1e-9
+	return []Verdict{
+		{"demand exceeded the budget", rep.UnservedPaid > 0,
+			fmt.Sprintf("not served: %d requests; the paid engine got %d calls", rep.UnservedPaid, rep.PaidCalls)},
+		{"engines' spend within the budget after FLUSHALL (overrun 0)", rep.EngineSpend <= cfg.Daily+eps,
+			fmt.Sprintf("%.4f of %.4f credits (%.1f%%); %.1f%% stranded: the blocks held at the loss serve on, no new block is granted from the lost day (%.4f credits were in blocks just before FLUSHALL)",
+				rep.EngineSpend, cfg.Daily, 100*rep.EngineSpend/cfg.Daily, 100*(cfg.Daily-rep.EngineSpend)/cfg.Daily, rep.BeforeFlush)},
+		rep.opsVerdict(),
+		{"no request id reached an engine twice", len(rep.Duplicates) == 0,
+			fmt.Sprintf("%d duplicates %v", len(rep.Duplicates), first(rep.Duplicates, 5))},
+	}
+}
+
+// clientCommands are the commands the replicas send themselves; INFO commandstats also
+// counts the commands the store's scripts run inside Redis (HSET, PEXPIRE, TIME...).
+var clientCommands = []string{"evalsha", "eval", "script|load", "get", "hmget", "set", "hello", "client|setinfo"}
+
+// opsVerdict is the block figures: Redis round trips per request. Every request here
+// carries a request id, which costs a claim before its engine call and an answer after it
+// (two EVALSHA on the id's own key); the budget and the quota cost only the refills of
+// leased blocks on top, a few per replica per second whatever the load.
+func (rep *Report) opsVerdict() Verdict {
+	n := float64(max(rep.Requests, 1))
+	calls := float64(rep.PaidCalls + rep.QuotaCalls)
+	var sent int64
+	for _, c := range clientCommands {
+		sent += rep.RedisByName[c]
+	}
+	beyond := max(float64(sent)-2*calls, 0) // at most: a request id refused before its call costs a claim too
+	return Verdict{"Redis round trips per request at most 3 (a request id's claim and answer per engine call; the blocks' refills)",
+		float64(sent) <= 3*n,
+		fmt.Sprintf("%.2f commands sent per request (%d for %d requests, %.0f engine calls; %.2e per request beyond the ids' two per call: block refills and returns, holds, Budget); inside the scripts Redis ran %d more (all, from INFO commandstats: %v)",
+			float64(sent)/n, sent, rep.Requests, calls, beyond/n, rep.RedisCommands-sent, rep.RedisByName)}
 }
 
 func first(s []string, n int) []string { return s[:min(n, len(s))] }
