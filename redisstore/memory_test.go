@@ -3,6 +3,7 @@ package redisstore_test
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/fanyi-go/translate"
 	"github.com/fanyi-go/translate/fidelity/memory"
 	"github.com/fanyi-go/translate/redisstore"
+	"github.com/fanyi-go/translate/redisstore/redistest"
 )
 
 // memReplica is a replica with the translation memory on and one free engine (no budget
@@ -159,6 +161,34 @@ func TestMemoryStoreKeysAndBounds(t *testing.T) {
 	for _, ttl := range []time.Duration{0, time.Minute - 1, 365*24*time.Hour + 1} {
 		if _, err := redisstore.New(rdb, redisstore.WithMemoryTTL(ttl)); err == nil {
 			t.Errorf("WithMemoryTTL(%v) accepted", ttl)
+		}
+	}
+}
+
+// BenchmarkMemoryPutGet is what sharing one translation costs the store: the SET after an
+// engine call on one replica and the GET of another replica's miss; each iteration a new text.
+func BenchmarkMemoryPutGet(b *testing.B) {
+	srv, err := redistest.Start()
+	if err != nil {
+		redistest.Skip(b, err)
+	}
+	defer srv.Stop()
+	ctx := context.Background()
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, ContextTimeoutEnabled: true, DisableIdentity: true})
+	defer rdb.Close()
+	st, err := redisstore.New(rdb, redisstore.WithPrefix("bench:mem:"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	e := memory.Entry{Source: "en-Latn", Target: "es-Latn", Translation: "¿Dónde está la estación?", Engine: "x"}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		e.Text = "Where is the station? " + strconv.Itoa(i)
+		if err := st.MemoryPut(ctx, e); err != nil {
+			b.Fatal(err)
+		}
+		if _, ok, err := st.MemoryGet(ctx, e.Source, e.Target, e.Text); !ok || err != nil {
+			b.Fatal(ok, err)
 		}
 	}
 }
