@@ -131,6 +131,32 @@ func TestSharedMemoryOutageFailsNoRequest(t *testing.T) {
 	}
 }
 
+// With Redis paused (it accepts connections and never answers), a miss waits for the shared
+// memory at most the Client's own store wait (250ms), not the store's timeout (2s here), and
+// then the store stops asking until its next probe: the request is served by the engine.
+func TestSharedMemoryPausedRedisBoundsTheWait(t *testing.T) {
+	srv := needRedis(t)
+	e := &recEngine{name: "paid"}
+	a := memReplica(t, srv.Addr, "share:mempause:", e)
+	ctx := context.Background()
+	if _, err := a.c.Translate(ctx, memReq("before the pause")); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Pause(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = srv.Resume() }()
+	start := time.Now()
+	r, err := a.c.Translate(ctx, memReq("during the pause"))
+	took := time.Since(start)
+	if err != nil || r.FromMemory {
+		t.Fatalf("during the pause: %+v, %v; want the engine's answer", r, err)
+	}
+	if took > 1500*time.Millisecond {
+		t.Errorf("a miss during the pause took %v, want about 250ms (the Client's store wait)", took)
+	}
+}
+
 // The store compares as package fidelity/memory does: languages case-insensitively, texts in
 // NFC; it refuses a translation over 64 KiB, and WithMemoryTTL has a range.
 func TestMemoryStoreKeysAndBounds(t *testing.T) {
