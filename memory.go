@@ -52,7 +52,8 @@ type MemoryPolicy struct {
 // and never with NoCache; a pinned engine without fallback takes only its own entries, and
 // a request limited to Regions only entries made by an engine in them. The memory is built
 // by New and kept across Reconfigure. See Client.ExportMemory and Client.ImportMemory for
-// TMX.
+// TMX. With a Store that is a MemoryStore (redisstore), exact entries are shared by every
+// Client of the store (see MemoryStore); fuzzy matching stays in each Client.
 func WithMemory(p MemoryPolicy) Option { return func(o *options) { o.memory = &p } }
 
 // Segment is where one segment of a document's translation came from (Result.Segments).
@@ -140,13 +141,47 @@ var sceneTags = [...]string{SceneTech: "tech", SceneLegal: "legal", SceneEcommer
 
 var styleTags = [...]string{StyleFormal: "formal", StyleCasual: "casual"}
 
-// memoryFind returns r's best entry for text at threshold th that r may take.
+// memoryFind returns r's best entry for text at threshold th that r may take: the Client's
+// own exact match, else the shared one (MemoryStore), else its own fuzzy match.
 func (c *Client) memoryFind(ctx context.Context, r *request, k memKey, text string, th float64) (memory.Match, bool) {
 	m, ok, err := c.mem.store.Lookup(ctx, k.src, k.tgt, text, th)
-	if err != nil || !ok {
+	if err != nil && ctx.Err() != nil {
+		return memory.Match{}, false
+	}
+	ok = ok && err == nil
+	if !ok || !m.Exact() {
+		if sm, found := c.sharedFind(ctx, k, text); found {
+			m, ok = sm, true
+		}
+	}
+	if !ok {
 		return memory.Match{}, false
 	}
 	return m, memoryAllows(r, m.Engine)
+}
+
+// sharedMemory is the Client's Store when it shares the translation memory; nil otherwise.
+func (c *Client) sharedMemory() MemoryStore {
+	ms, _ := c.store.(MemoryStore)
+	return ms
+}
+
+// sharedFind looks text up in the shared memory, exactly, and keeps what it finds in the
+// Client's own memory too (where fuzzy lookups see it). Errors count as a miss.
+func (c *Client) sharedFind(ctx context.Context, k memKey, text string) (memory.Match, bool) {
+	ms := c.sharedMemory()
+	if ms == nil {
+		return memory.Match{}, false
+	}
+	sctx, cancel := context.WithTimeout(ctx, storeWait)
+	defer cancel()
+	e, found, err := ms.MemoryGet(sctx, k.src, k.tgt, text)
+	if err != nil || !found {
+		return memory.Match{}, false
+	}
+	e.Source, e.Target, e.Text = k.src, k.tgt, text
+	_ = c.mem.store.Put(ctx, e) // too large for the local memory: served all the same
+	return memory.Match{Entry: e, Score: 1}, true
 }
 
 // memoryAllows reports whether r may take an entry made by engine: a pin without fallback
@@ -239,6 +274,11 @@ func (c *Client) memorize(r *request, res *Result, err error) {
 	e := memory.Entry{Source: k.src, Target: k.tgt, Text: r.Text, Translation: res.Text, Engine: res.Engine}
 	if err := c.mem.store.Put(context.Background(), e); err != nil && !errors.Is(err, memory.ErrTooLarge) {
 		c.obs.warn("translation memory: put failed", "")
+	}
+	if ms := c.sharedMemory(); ms != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), storeWait)
+		defer cancel()
+		_ = ms.MemoryPut(ctx, e) // the store reports its outages; a lost entry costs a call
 	}
 }
 

@@ -3,6 +3,8 @@ package translate
 import (
 	"context"
 	"time"
+
+	"github.com/fanyi-go/translate/fidelity/memory"
 )
 
 // HoldStore is a Store that also shares engine outages (seed 003 §6): an engine that one
@@ -25,6 +27,25 @@ type HoldStore interface {
 	// store at a time. An error means the store could not tell; the Client then probes as
 	// it would alone.
 	ProbeLock(ctx context.Context, engine string, ttl time.Duration) (bool, error)
+}
+
+// MemoryStore is a Store that also shares the translation memory's exact entries (see
+// WithMemory) with every Client of the store: a text one replica's engine translated answers
+// on every replica. A Client with WithMemory finds it by type assertion on its Store;
+// redisstore implements it. The Client looks its own memory up first (exact, then fuzzy)
+// and asks the store for an exact match only when its own has none; it keeps every
+// translation an engine makes in both. Fuzzy matching stays in each Client: it compares a
+// text with every entry of its language pair, which a shared store could only do by
+// reading them all. The shared memory is an optimisation: its errors never fail a request.
+type MemoryStore interface {
+	Store
+	// MemoryGet returns the entry kept for text from source to target: an exact match
+	// only, with the languages compared case-insensitively and the text in NFC, as package
+	// fidelity/memory compares them. found is false when there is none.
+	MemoryGet(ctx context.Context, source, target, text string) (e memory.Entry, found bool, err error)
+	// MemoryPut keeps e for every Client of the store, for a bounded time, replacing the
+	// entry with the same languages and text; memory.ErrTooLarge for one it will not keep.
+	MemoryPut(ctx context.Context, e memory.Entry) error
 }
 
 // EngineHold is an engine held out for every Client of a HoldStore until Until: Kind is

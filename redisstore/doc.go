@@ -1,7 +1,8 @@
 // Package redisstore is a translate.Store over Redis (go-redis v9): Clients on several
 // replicas that use the same Redis and prefix share the daily budget, every engine's quota,
-// request-id de-duplication, vendor-reported holds and, with WithCache, a second-level
-// cache. Breakers and health stay in each Client.
+// request-id de-duplication, vendor-reported holds, the translation memory's exact entries
+// (translate.MemoryStore, for Clients with translate.WithMemory; see WithMemoryTTL) and, with
+// WithCache, a second-level cache. Breakers and health stay in each Client.
 //
 //	rdb := redis.NewClient(&redis.Options{Addr: "redis:6379", ContextTimeoutEnabled: true})
 //	st, err := redisstore.New(rdb, redisstore.WithPrefix("mysvc:"))

@@ -32,6 +32,8 @@ import (
 //	                    (about 100 bytes plus the answer per engine)
 //	q c:{H}             a second-level cache entry (JSON), H a hash of the cache key; expires
 //	                    after the cache TTL (about 100 bytes plus the text)
+//	q m:{H}             a shared translation-memory entry (memory.go); expires WithMemoryTTL
+//	                    after its last write
 //
 // A tenant with a budget of its own (translate.Admission.Tenant) has its figures under a
 // hash tag of its own, so a cluster spreads tenants over its slots (tenant.go):

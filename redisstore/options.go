@@ -15,6 +15,7 @@ type options struct {
 	prefix    string
 	replicas  int
 	cacheTTL  time.Duration
+	memoryTTL time.Duration
 	timeout   time.Duration
 	strictIDs bool
 	holdPoll  time.Duration
@@ -24,7 +25,7 @@ type options struct {
 }
 
 func defaultOptions() options {
-	return options{prefix: "translate:", replicas: 1, timeout: 100 * time.Millisecond, holdPoll: defaultHoldPoll, now: time.Now}
+	return options{prefix: "translate:", replicas: 1, timeout: 100 * time.Millisecond, memoryTTL: DefaultMemoryTTL, holdPoll: defaultHoldPoll, now: time.Now}
 }
 
 // WithPrefix namespaces every key the store writes. Default "translate:". Clients share
@@ -82,6 +83,8 @@ func (o *options) validate() error {
 		return errors.New("redisstore: WithHoldPoll: must be between 10ms and 10s")
 	case o.cacheTTL < 0:
 		return errors.New("redisstore: WithCache: ttl must not be negative")
+	case o.memoryTTL < minMemoryTTL || o.memoryTTL > maxMemoryTTL:
+		return errors.New("redisstore: WithMemoryTTL: must be between 1 minute and 365 days")
 	case o.now == nil:
 		return errors.New("redisstore: nil clock")
 	}
