@@ -212,7 +212,7 @@ func (cj *contentJob) ready(j *job, e *engine) {
 	if j.forceMax > 0 && (limit == 0 || j.forceMax < limit) {
 		limit = j.forceMax
 	}
-	sh := shapeOf(cj.c.p.Format(), e.prof.Native, limit)
+	sh := shapeOf(cj.c.p.Format(), e.prof.Native.For(cj.c.g), limit)
 	if cj.pr != nil && sh == cj.shape {
 		return
 	}

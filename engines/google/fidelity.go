@@ -20,7 +20,8 @@ const maxGlossaries = 10000
 // here sends it as glossaryConfig and takes Google's glossaryTranslations. v3 only (New
 // refuses it), in the engine's location, which must not be "global" (Google applies custom
 // glossaries only in a regional location); at most 10 000 entries. With at least one entry,
-// Profile().Native.Glossary is true. The default is none.
+// Profile().Native.Glossary is true and Native.GlossaryFor takes the mapped names only (the
+// Client masks the terms of any other glossary). The default is none.
 func WithGlossaries(resources map[string]string) Option {
 	return func(c *config) { c.glossaries = maps.Clone(resources) }
 }
@@ -54,7 +55,11 @@ func quote(s string) string { return `"` + s + `"` }
 
 // native is what the engine declares in Profile().Native.
 func (e *Engine) native() fidelity.Native {
-	return fidelity.Native{Formats: []fidelity.Format{fidelity.FormatHTML}, Glossary: len(e.glossaries) > 0}
+	n := fidelity.Native{Formats: []fidelity.Format{fidelity.FormatHTML}, Glossary: len(e.glossaries) > 0}
+	if n.Glossary {
+		n.GlossaryFor = func(name string) bool { _, ok := e.GlossaryResource(name); return ok }
+	}
+	return n
 }
 
 // GlossaryResource returns the v3 glossary resource WithGlossaries gave for the glossary

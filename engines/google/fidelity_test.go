@@ -9,6 +9,7 @@ import (
 	"github.com/fanyi-go/translate/fidelity"
 	"github.com/fanyi-go/translate/fidelity/glossary"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"golang.org/x/text/language"
 )
 
@@ -41,9 +42,16 @@ func TestProfileNative(t *testing.T) {
 		{"v3", v3, fidelity.Native{Formats: html}},
 		{"v3 glossaries", v3g, fidelity.Native{Formats: html, Glossary: true}},
 	} {
-		if diff := cmp.Diff(tc.want, tc.e.Profile().Native); diff != "" {
+		if diff := cmp.Diff(tc.want, tc.e.Profile().Native, cmpopts.IgnoreFields(fidelity.Native{}, "GlossaryFor")); diff != "" {
 			t.Errorf("%s: Native (-want +got):\n%s", tc.name, diff)
 		}
+	}
+	// Google applies only the glossaries WithGlossaries maps; any other is the Client's.
+	if f := v3g.Profile().Native.GlossaryFor; f == nil || !f("brand") || f("other") {
+		t.Errorf("v3 glossaries: GlossaryFor takes brand %v, other %v; want only brand", f != nil && f("brand"), f != nil && f("other"))
+	}
+	if v3.Profile().Native.GlossaryFor != nil {
+		t.Error("v3: GlossaryFor set without glossaries")
 	}
 }
 
