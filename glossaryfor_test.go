@@ -29,7 +29,7 @@ func TestGlossaryForNarrowsNative(t *testing.T) {
 		}
 		return "[de] " + s
 	}}
-	only := func(name string) bool { return name == "brand" }
+	only := func(g *glossary.Glossary) bool { return g.Name() == "brand" }
 	c := newClient(t, translate.WithGlossaries(g),
 		translate.WithEngine(all, translate.Profile{Native: fidelity.Native{Glossary: true}}),
 		translate.WithEngine(some, translate.Profile{Native: fidelity.Native{Glossary: true, GlossaryFor: only}}))

@@ -57,7 +57,7 @@ func quote(s string) string { return `"` + s + `"` }
 func (e *Engine) native() fidelity.Native {
 	n := fidelity.Native{Formats: []fidelity.Format{fidelity.FormatHTML}, Glossary: len(e.glossaries) > 0}
 	if n.Glossary {
-		n.GlossaryFor = func(name string) bool { _, ok := e.GlossaryResource(name); return ok }
+		n.GlossaryFor = func(g *glossary.Glossary) bool { _, ok := e.GlossaryResource(g.Name()); return ok }
 	}
 	return n
 }

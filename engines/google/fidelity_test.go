@@ -47,8 +47,9 @@ func TestProfileNative(t *testing.T) {
 		}
 	}
 	// Google applies only the glossaries WithGlossaries maps; any other is the Client's.
-	if f := v3g.Profile().Native.GlossaryFor; f == nil || !f("brand") || f("other") {
-		t.Errorf("v3 glossaries: GlossaryFor takes brand %v, other %v; want only brand", f != nil && f("brand"), f != nil && f("other"))
+	brand, other := brandGlossary(t, "brand"), brandGlossary(t, "other")
+	if f := v3g.Profile().Native.GlossaryFor; f == nil || !f(brand) || f(other) {
+		t.Errorf("v3 glossaries: GlossaryFor takes brand %v, other %v; want only brand", f != nil && f(brand), f != nil && f(other))
 	}
 	if v3.Profile().Native.GlossaryFor != nil {
 		t.Error("v3: GlossaryFor set without glossaries")
