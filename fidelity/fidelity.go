@@ -115,21 +115,6 @@ type Native struct {
 	// Instructions: the engine follows written instructions (an LLM);
 	// Prepared.Instruction carries the glossary terms as text for its prompt.
 	Instructions bool
-	// GlossaryFor, when not nil, narrows Glossary to the glossaries it reports true for:
-	// Google v3 applies only those WithGlossaries maps to a resource, DeepL only those of
-	// languages it has glossaries for. Any other glossary is applied as for an engine
-	// without Glossary (its terms masked). nil: every glossary. It must be cheap and safe
-	// for concurrent use.
-	GlossaryFor func(g *glossary.Glossary) bool
-}
-
-// For is n as it stands for a request with glossary g: Glossary is false when GlossaryFor
-// does not take g.
-func (n Native) For(g *glossary.Glossary) Native {
-	if n.Glossary && n.GlossaryFor != nil && g != nil && !n.GlossaryFor(g) {
-		n.Glossary = false
-	}
-	return n
 }
 
 // Takes reports whether the engine takes format f natively.

@@ -39,7 +39,6 @@ type Prepared struct {
 // read as markup or placeholder is text.
 func (p *Pipeline) Prepare(text string, n Native) *Prepared {
 	pr := &Prepared{src: text, p: p}
-	n = n.For(p.glossary)
 	pr.native = p.format != FormatText && n.Takes(p.format)
 	if pr.native {
 		pr.Format = p.format

@@ -144,3 +144,24 @@ func TestClientGlossaryMissFailsOver(t *testing.T) {
 		t.Errorf("deepl bodies = %+v, want one with the glossary", b)
 	}
 }
+
+// TestClientGlossaryDeepLCannotHold: a glossary of languages DeepL has no glossaries for
+// (en -> hi) is not DeepL's to apply: the Client masks its terms and inserts their targets,
+// no glossary is created or sent, and the answer has the target term (it failed the term
+// check every time when DeepL declared every glossary its own).
+func TestClientGlossaryDeepLCannotHold(t *testing.T) {
+	g := newGlossary(t, "brand", "en", "hi", "widget", "विजेट")
+	c, s := newClientServer(t, false, translate.WithGlossaries(g))
+	res, err := c.Translate(context.Background(), translate.Request{Text: "The widget ships today.", Source: "en", Target: "hi",
+		Glossary: "brand"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Text, "विजेट") || res.Glossary != g.Revision() {
+		t.Errorf("Result = %q, glossary %q; want the target term, %q", res.Text, res.Glossary, g.Revision())
+	}
+	b := s.bodies()
+	if n := len(s.creations()); n != 0 || len(b) != 1 || b[0].GlossaryID != "" || strings.Contains(b[0].Text[0], "widget") {
+		t.Errorf("%d creations, bodies %+v; want none, and one body with the term masked", n, b)
+	}
+}

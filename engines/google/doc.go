@@ -12,7 +12,7 @@
 // has one sends glossaryConfig {"glossary": RESOURCE} and takes the answer's
 // glossaryTranslations; with the source language the request gives or, when it detects,
 // the glossary's source language (Google needs one). With WithGlossaries, Native.Glossary
-// is true and Native.GlossaryFor takes exactly the mapped names: for a glossary without a
+// is true and AppliesGlossary (translate.GlossaryFilter) takes exactly the mapped names: for a glossary without a
 // resource the Client masks the terms and inserts their targets itself, as for an engine
 // without glossaries, and the request is sent without glossaryConfig. A request whose
 // resource Google refuses (400 or 404 with glossaryConfig: missing, not ready, other

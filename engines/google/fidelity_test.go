@@ -9,7 +9,6 @@ import (
 	"github.com/fanyi-go/translate/fidelity"
 	"github.com/fanyi-go/translate/fidelity/glossary"
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 	"golang.org/x/text/language"
 )
 
@@ -42,17 +41,14 @@ func TestProfileNative(t *testing.T) {
 		{"v3", v3, fidelity.Native{Formats: html}},
 		{"v3 glossaries", v3g, fidelity.Native{Formats: html, Glossary: true}},
 	} {
-		if diff := cmp.Diff(tc.want, tc.e.Profile().Native, cmpopts.IgnoreFields(fidelity.Native{}, "GlossaryFor")); diff != "" {
+		if diff := cmp.Diff(tc.want, tc.e.Profile().Native); diff != "" {
 			t.Errorf("%s: Native (-want +got):\n%s", tc.name, diff)
 		}
 	}
 	// Google applies only the glossaries WithGlossaries maps; any other is the Client's.
 	brand, other := brandGlossary(t, "brand"), brandGlossary(t, "other")
-	if f := v3g.Profile().Native.GlossaryFor; f == nil || !f(brand) || f(other) {
-		t.Errorf("v3 glossaries: GlossaryFor takes brand %v, other %v; want only brand", f != nil && f(brand), f != nil && f(other))
-	}
-	if v3.Profile().Native.GlossaryFor != nil {
-		t.Error("v3: GlossaryFor set without glossaries")
+	if !v3g.AppliesGlossary(brand) || v3g.AppliesGlossary(other) || v3.AppliesGlossary(brand) {
+		t.Error("AppliesGlossary: want brand only, and only with WithGlossaries")
 	}
 }
 

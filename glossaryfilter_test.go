@@ -11,11 +11,16 @@ import (
 	"github.com/fanyi-go/translate/fidelity/glossary"
 )
 
-// TestGlossaryForNarrowsNative: an engine whose Native.GlossaryFor does not take the
+// brandOnly is an engine that applies the glossary "brand" only (translate.GlossaryFilter).
+type brandOnly struct{ *wordEngine }
+
+func (brandOnly) AppliesGlossary(g *glossary.Glossary) bool { return g.Name() == "brand" }
+
+// TestGlossaryFilterNarrowsNative: an engine whose AppliesGlossary does not take the
 // request's glossary (Google v3 without a resource for it) gets the terms masked, even
 // when the walk comes to it from an engine that applies every glossary and whose prepared
 // text (terms unmasked) would otherwise be reused.
-func TestGlossaryForNarrowsNative(t *testing.T) {
+func TestGlossaryFilterNarrowsNative(t *testing.T) {
 	g, err := glossary.New("other", "en", "de", []glossary.Term{{Source: "widget", Target: "Dings"}})
 	if err != nil {
 		t.Fatal(err)
@@ -29,10 +34,9 @@ func TestGlossaryForNarrowsNative(t *testing.T) {
 		}
 		return "[de] " + s
 	}}
-	only := func(g *glossary.Glossary) bool { return g.Name() == "brand" }
 	c := newClient(t, translate.WithGlossaries(g),
 		translate.WithEngine(all, translate.Profile{Native: fidelity.Native{Glossary: true}}),
-		translate.WithEngine(some, translate.Profile{Native: fidelity.Native{Glossary: true, GlossaryFor: only}}))
+		translate.WithEngine(brandOnly{some}, translate.Profile{Native: fidelity.Native{Glossary: true}}))
 	res, err := c.Translate(context.Background(), translate.Request{Text: "A widget ships.", Source: "en", Target: "de",
 		Glossary: "other", Engine: "all", AllowFallback: true})
 	if err != nil {
