@@ -212,11 +212,12 @@ func (cj *contentJob) ready(j *job, e *engine) {
 	if j.forceMax > 0 && (limit == 0 || j.forceMax < limit) {
 		limit = j.forceMax
 	}
-	sh := shapeOf(cj.c.p.Format(), e.prof.Native, limit)
+	n := e.nativeFor(cj.c.g)
+	sh := shapeOf(cj.c.p.Format(), n, limit)
 	if cj.pr != nil && sh == cj.shape {
 		return
 	}
-	cj.pr, cj.shape = cj.c.p.Prepare(cj.src, e.prof.Native), sh
+	cj.pr, cj.shape = cj.c.p.Prepare(cj.src, n), sh
 	cj.segs = cj.segs[:0]
 	var parts []string
 	for i := range cj.pr.Texts {
@@ -226,6 +227,17 @@ func (cj *contentJob) ready(j *job, e *engine) {
 	}
 	j.split.Prefix, j.split.Parts, j.split.Seps = "", parts, make([]string, len(parts))
 	j.out, j.next, j.by = j.out[:0], 0, j.by[:0]
+}
+
+// nativeFor is what e takes natively for a request with glossary g: its Profile's Native,
+// without Glossary when e is a GlossaryFilter that does not apply g (its terms are then
+// masked, as for an engine without glossaries).
+func (e *engine) nativeFor(g *glossary.Glossary) fidelity.Native {
+	n := e.prof.Native
+	if f, ok := e.eng.(GlossaryFilter); ok && n.Glossary && g != nil && !f.AppliesGlossary(g) {
+		n.Glossary = false
+	}
+	return n
 }
 
 // dress sets what the engine request carries for the prepared text: how the texts are

@@ -36,6 +36,15 @@ type Engine interface {
 	Translate(ctx context.Context, req *EngineRequest) (*EngineResult, error)
 }
 
+// GlossaryFilter is implemented by an Engine whose Profile.Native.Glossary holds for some
+// glossaries only: Google v3 applies those google.WithGlossaries maps to a resource, DeepL
+// those of languages it has glossaries for. The Client gives a glossary the engine does
+// not apply the treatment of an engine without glossaries (its terms masked and their
+// targets inserted). AppliesGlossary must be cheap and safe for concurrent use.
+type GlossaryFilter interface {
+	AppliesGlossary(g *glossary.Glossary) bool
+}
+
 // EngineRequest is one call to an Engine. The Client builds it; engines must not modify it.
 type EngineRequest struct {
 	Texts     []string

@@ -52,9 +52,10 @@
 // earlier, and reuses it, so restarts and replicas do not pile up copies. The engine never
 // deletes glossaries: old revisions stay in the account until you delete them.
 //
-// No glossary is sent, and the Client's check of the terms on the way back decides, when
-// the glossary's pair is not the request's, when DeepL has no glossaries for its languages,
-// when no term fits DeepL's entry format (a term with a tab, a line break or another
+// A glossary of languages DeepL has no glossaries for is not DeepL's to apply
+// (AppliesGlossary, translate.GlossaryFilter): the Client masks its terms and inserts their targets itself. No
+// glossary is sent, and the Client's check of the terms on the way back decides, when
+// the glossary's pair is not the request's, when no term fits DeepL's entry format (a term with a tab, a line break or another
 // control character, or white space at either end, is left out), or when DeepL refuses
 // the glossary (400, 403, 404, 413, 415 on creation: remembered for the revision). 456
 // from the glossary endpoints means too many glossary requests: KindRateLimited.

@@ -444,6 +444,10 @@ func TestProfileAndName(t *testing.T) {
 	if diff := cmp.Diff(want, e.Profile()); diff != "" {
 		t.Errorf("Profile (-want +got):\n%s", diff)
 	}
+	// DeepL applies the glossaries of languages it has glossaries for; others are the Client's.
+	if !e.AppliesGlossary(newGlossary(t, "g", "en-GB", "de", "a", "b")) || e.AppliesGlossary(newGlossary(t, "g", "en", "hi", "a", "b")) {
+		t.Error("AppliesGlossary: want en-GB->de applied, en->hi not")
+	}
 	_, err = e.Translate(context.Background(), req("en", "xx", "a"))
 	var te *translate.Error
 	if !errors.As(err, &te) || te.Engine != "deepl-team" {

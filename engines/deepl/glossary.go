@@ -67,6 +67,13 @@ func (e *Engine) useGlossary(ctx context.Context, req *translate.EngineRequest, 
 	return glossaryRequest{g: g, id: id, source: strings.ToUpper(gsrc)}, nil
 }
 
+// AppliesGlossary reports whether DeepL has glossaries for g's languages
+// (translate.GlossaryFilter): the Client masks the terms of any other glossary. Safe for
+// concurrent use.
+func (e *Engine) AppliesGlossary(g *glossary.Glossary) bool {
+	return glossaryCode(g.Source()) != "" && glossaryCode(g.Target()) != ""
+}
+
 // glossaryCode is DeepL's glossary code for a BCP 47 tag ("en" for en-GB, "nb" for no), or
 // "" when DeepL has no glossaries for the language.
 func glossaryCode(tag string) string {

@@ -12,11 +12,12 @@
 // has one sends glossaryConfig {"glossary": RESOURCE} and takes the answer's
 // glossaryTranslations; with the source language the request gives or, when it detects,
 // the glossary's source language (Google needs one). With WithGlossaries, Native.Glossary
-// is true. A request whose glossary has no resource is sent without one: the Client checks
-// its terms on the way back and fails over when one is missing. So is a request whose
+// is true and AppliesGlossary (translate.GlossaryFilter) takes exactly the mapped names: for a glossary without a
+// resource the Client masks the terms and inserts their targets itself, as for an engine
+// without glossaries, and the request is sent without glossaryConfig. A request whose
 // resource Google refuses (400 or 404 with glossaryConfig: missing, not ready, other
-// languages): it is sent again without it, and the resource is not sent again by this
-// engine. The resources are yours to create and keep in step with the terms; the adapter
+// languages) is sent again without it (the Client checks the terms on the way back and
+// fails over when one is missing), and the resource is not sent again by this engine. The resources are yours to create and keep in step with the terms; the adapter
 // never changes them. Language tags map to Google's codes (zh, zh-CN and zh-Hans go
 // to zh-CN; zh-Hant, zh-TW and zh-HK to zh-TW; other tags to their base language, with the few
 // regional and script variants Google lists, such as pt-PT and mni-Mtei). A source of

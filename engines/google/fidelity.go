@@ -20,7 +20,8 @@ const maxGlossaries = 10000
 // here sends it as glossaryConfig and takes Google's glossaryTranslations. v3 only (New
 // refuses it), in the engine's location, which must not be "global" (Google applies custom
 // glossaries only in a regional location); at most 10 000 entries. With at least one entry,
-// Profile().Native.Glossary is true. The default is none.
+// Profile().Native.Glossary is true and AppliesGlossary takes the mapped names only (the
+// Client masks the terms of any other glossary). The default is none.
 func WithGlossaries(resources map[string]string) Option {
 	return func(c *config) { c.glossaries = maps.Clone(resources) }
 }
@@ -63,6 +64,14 @@ func (e *Engine) native() fidelity.Native {
 func (e *Engine) GlossaryResource(name string) (string, bool) {
 	r, ok := e.glossaries[name]
 	return r, ok
+}
+
+// AppliesGlossary reports whether the engine applies g itself: whether WithGlossaries maps
+// g's name to a resource (translate.GlossaryFilter). The Client masks the terms of any
+// other glossary. Safe for concurrent use.
+func (e *Engine) AppliesGlossary(g *glossary.Glossary) bool {
+	_, ok := e.GlossaryResource(g.Name())
+	return ok
 }
 
 // call is what one request sends besides the texts.

@@ -45,6 +45,11 @@ func TestProfileNative(t *testing.T) {
 			t.Errorf("%s: Native (-want +got):\n%s", tc.name, diff)
 		}
 	}
+	// Google applies only the glossaries WithGlossaries maps; any other is the Client's.
+	brand, other := brandGlossary(t, "brand"), brandGlossary(t, "other")
+	if !v3g.AppliesGlossary(brand) || v3g.AppliesGlossary(other) || v3.AppliesGlossary(brand) {
+		t.Error("AppliesGlossary: want brand only, and only with WithGlossaries")
+	}
 }
 
 func TestWithGlossariesInvalid(t *testing.T) {
