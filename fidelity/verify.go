@@ -141,7 +141,8 @@ func cut(s string) string {
 }
 
 // Verify checks a restored translation against the source: the markup is well-formed when
-// the source's was, the tags are the source's (native markup), and every glossary term
+// the source's was, the tags are the source's with the same attributes but the text ones
+// (native markup), and every glossary term
 // found in the source's translatable text (not in its markup or placeholders) has its
 // target in the translation's character data, references decoded. It returns a
 // *VerifyError or nil.
@@ -151,7 +152,10 @@ func (pr *Prepared) Verify(out string) error {
 		html := f == FormatHTML
 		e.Malformed = markup.WellFormed(pr.src, html) && !markup.WellFormed(out, html)
 		if pr.native {
-			e.Lost, e.Extra = diffTags(markup.Tags(pr.src, html), markup.Tags(out, html))
+			// Attributes other than the text ones (alt, title, ...) must come back as
+			// they were: a changed href, class or id is a lost tag and an extra one.
+			e.Lost, e.Extra = diffTags(markup.TagsWithAttrs(pr.src, html, pr.p.isTextAttr),
+				markup.TagsWithAttrs(out, html, pr.p.isTextAttr))
 		}
 	}
 	if len(pr.terms) > 0 {

@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -84,7 +85,14 @@ func xmlWellFormed(doc string) bool {
 
 // Tags returns the labels of doc's tags in order ("<b>", "</b>", "<br/>"; an HTML void
 // element is written "<br/>" either way), for comparing the tags of two documents.
-func Tags(doc string, html bool) []string {
+func Tags(doc string, html bool) []string { return TagsWithAttrs(doc, html, nil) }
+
+// TagsWithAttrs is Tags with the attributes of each start or self-closing tag in its
+// label, sorted by name, except those isText accepts (values translated for people, such
+// as alt and title): `<a class="x" href="/p">`. A changed href, class or id then shows as
+// another tag. Values are compared as written (entities not decoded). A nil isText leaves
+// every attribute out, as Tags does.
+func TagsWithAttrs(doc string, html bool, isText func(name string) bool) []string {
 	var out []string
 	for _, p := range Tokenize(doc, html) {
 		switch p.Kind {
@@ -94,8 +102,36 @@ func Tags(doc string, html bool) []string {
 			}
 			fallthrough
 		case End, SelfClose:
-			out = append(out, label(p))
+			out = append(out, withAttrs(doc, p, isText))
 		}
 	}
 	return out
+}
+
+// withAttrs is p's label with its attributes but the text ones, when isText is set.
+func withAttrs(doc string, p Piece, isText func(string) bool) string {
+	l := label(p)
+	if isText == nil || len(p.Attrs) == 0 {
+		return l
+	}
+	var attrs []string
+	for _, a := range p.Attrs {
+		if isText(a.Name) {
+			continue
+		}
+		kv := strings.ToLower(a.Name)
+		if a.Val[0] >= 0 {
+			kv += `="` + doc[a.Val[0]:a.Val[1]] + `"`
+		}
+		attrs = append(attrs, kv)
+	}
+	if len(attrs) == 0 {
+		return l
+	}
+	slices.Sort(attrs)
+	end := len(l) - 1 // before ">"
+	if p.Kind == SelfClose {
+		end-- // before "/>"
+	}
+	return l[:end] + " " + strings.Join(attrs, " ") + l[end:]
 }
