@@ -15,8 +15,8 @@ const failoverLimit = 20 * time.Second
 
 // Three replicas on a cluster of 3 masters, each with a replica, spend a budget while the
 // master holding the tenant's slot is killed and its replica takes over: the replicas
-// never exceed the budget, reach Redis through the promoted replica within failoverLimit,
-// and go on spending from it.
+// never exceed the budget, get blocks from the promoted replica within failoverLimit, go
+// on spending from it (the whole budget unless the figures were lost), and Flush.
 func TestClusterMasterFailsOverToReplica(t *testing.T) {
 	needServer(t)
 	cl, err := redistest.StartClusterWithReplicas(3, 1)
@@ -67,13 +67,21 @@ func TestClusterMasterFailsOverToReplica(t *testing.T) {
 	if cr.granted > daily {
 		t.Errorf("granted %.0f: over the budget of %.0f", cr.granted, daily)
 	}
+	for i, st := range stores {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		if err := st.Flush(ctx); err != nil {
+			t.Errorf("store %d: Flush after the failover: %v", i, err)
+		}
+		cancel()
+	}
 	if !anyLost(stores) && cr.granted < daily {
 		t.Errorf("granted %.0f of %.0f with no figures lost: the promoted replica stranded budget", cr.granted, daily)
 	}
 }
 
-// failover steps cr until the replica at raddr is promoted and then until every store's
-// Flush reaches Redis, for at most failoverLimit each; it returns both times since killed.
+// failover steps cr until the replica at raddr is promoted and then until every store has
+// a budget block renewed by Redis after the promotion (or learnt from Redis that the
+// figures were lost), for at most failoverLimit each; it returns both times since killed.
 func failover(t *testing.T, cr *clusterRun, cl *redistest.Cluster, raddr string, killed time.Time) (promoted, serving time.Duration) {
 	t.Helper()
 	done := make(chan error, 1)
@@ -89,24 +97,39 @@ func failover(t *testing.T, cr *clusterRun, cl *redistest.Cluster, raddr string,
 			cr.step(t, 10)
 		}
 	}
-	pending := map[*Store]bool{}
-	for _, st := range cr.stores {
-		pending[st] = true
-	}
-	var last error
-	for deadline := time.Now().Add(failoverLimit); len(pending) > 0; {
+	since := cr.clk.now()
+	for deadline := time.Now().Add(failoverLimit); ; {
+		n := 0
+		for _, st := range cr.stores {
+			if renewedSince(st, since) {
+				n++
+			}
+		}
+		if n == len(cr.stores) {
+			return promoted, time.Since(killed)
+		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d stores still could not reach Redis %v after the promotion: %v", len(pending), len(cr.stores), failoverLimit, last)
+			t.Fatalf("%d of %d stores got no block from Redis within %v of the promotion (last error: %s)",
+				len(cr.stores)-n, len(cr.stores), failoverLimit, cr.lastErr)
 		}
 		cr.step(t, 10)
-		for st := range pending {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-			if last = st.Flush(ctx); last == nil && !st.Degraded() {
-				delete(pending, st)
-			}
-			cancel()
-		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	return promoted, time.Since(killed)
+}
+
+// renewedSince reports whether st's budget block was granted or renewed by Redis at or
+// after since (on the store's clock), or Redis told it the figures were lost.
+func renewedSince(st *Store, since time.Time) bool {
+	for _, l := range st.blocks.all() {
+		if l.quota {
+			continue
+		}
+		l.mu.Lock()
+		ok := l.lost || (l.cur != nil && !l.cur.expires.Before(since.Add(BlockTTL)))
+		l.mu.Unlock()
+		if ok {
+			return true
+		}
+	}
+	return false
 }
