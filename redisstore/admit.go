@@ -161,7 +161,7 @@ func (l *limit) figure(lim float64) float64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	f := l.spent + l.reserve
-	if c := l.cur; c != nil {
+	if c := l.counted(); c != nil {
 		f += (c.spent - c.reported) + c.inflight - (c.granted - c.reported)
 	}
 	return min(max(f, 0), max(lim, 0)+l.spent)
@@ -409,7 +409,9 @@ func (s *Store) readBudget(ctx context.Context, l *limit) error {
 		if err == nil {
 			s.recovered()
 			l.mu.Lock()
-			l.spent, l.reserve = num(v[0]), num(v[1])
+			if !l.lost { // a lost period's figures in Redis are not its own: keep the last known
+				l.spent, l.reserve = num(v[0]), num(v[1])
+			}
 			l.mu.Unlock()
 		} else {
 			if cerr := context.Cause(ctx); cerr != nil && !errors.Is(cerr, context.DeadlineExceeded) {

@@ -59,6 +59,7 @@ type limit struct {
 	unit    float64   // the last call's amount: blocks are granted in whole calls
 	target  float64   // the block's free part right after its last refill
 	lost    bool      // Redis lost the figures: serve only from held blocks until the period ends
+	held    *block    // the block held when the figures were lost: still counted in them
 	retryAt time.Time // no refill before: the last ones failed
 	fails   int       // refills failed in a row
 	refill  bool      // an asynchronous refill is under way
@@ -332,14 +333,16 @@ func (s *Store) applyBlock(l *limit, r []any, sent, now time.Time) error {
 	s.learnEpoch(l, epoch)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.spent, l.reserve = fs, fr
+	if code != codeLost { // figures of a lost period are Redis's empty ones: keep the last known
+		l.spent, l.reserve = fs, fr
+	}
 	l.retryAt, l.fails = time.Time{}, 0
 	switch {
 	case code == codeLost:
 		l.lost = true
 		if l.cur != nil {
 			l.orphans = append(l.orphans, l.cur)
-			l.cur = nil
+			l.held, l.cur = l.cur, nil
 		}
 	case l.cur == nil && id == "":
 	case l.cur != nil && l.cur.id == id:
@@ -424,4 +427,14 @@ func (l *limit) stop() {
 	if l.timer != nil {
 		l.timer.Stop()
 	}
+}
+
+// counted is the block whose own figures the reports add to Redis's: the current one, or
+// after a loss the one held then (its spend since its last report is in no figure Redis
+// keeps). l.mu is held.
+func (l *limit) counted() *block {
+	if l.cur != nil {
+		return l.cur
+	}
+	return l.held
 }

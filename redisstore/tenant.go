@@ -315,7 +315,7 @@ func (s *Store) figures(ctx context.Context, l *limit) (spent, reserved float64,
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	spent, reserved = l.spent, l.reserve
-	if c := l.cur; c != nil {
+	if c := l.counted(); c != nil {
 		spent += c.spent - c.reported
 		reserved += c.inflight - (c.granted - c.reported)
 	}
