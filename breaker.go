@@ -106,9 +106,10 @@ type breaker struct {
 
 	mu      sync.Mutex // guards reopens and serialises transitions bookkeeping
 	reopens int
+	out     *atomic.Int32 // the engine's count of breakers not closed (engineLive.brOut)
 }
 
-func newBreaker(p BreakerPolicy, now func() time.Time) *breaker {
+func newBreaker(p BreakerPolicy, now func() time.Time, out *atomic.Int32) *breaker {
 	cb := circuitbreaker.NewBuilder[any]().
 		// Never opens by itself: the threshold exceeds the window. We open it on the ratio.
 		WithFailureThresholdRatio(uint(p.Window)+1, uint(p.Window)).
@@ -116,7 +117,7 @@ func newBreaker(p BreakerPolicy, now func() time.Time) *breaker {
 		// Never half-opens by itself: we do, on our clock.
 		WithDelay(time.Duration(math.MaxInt64)).
 		Build()
-	return &breaker{cb: cb, minCalls: uint(p.MinCalls), ratio: p.FailureRatio, cooldown: p.Cooldown, now: now, window: uint(p.Window)}
+	return &breaker{cb: cb, minCalls: uint(p.MinCalls), ratio: p.FailureRatio, cooldown: p.Cooldown, now: now, window: uint(p.Window), out: out}
 }
 
 // allowed reports, without side effects, whether the breaker would let a call through now
@@ -185,6 +186,13 @@ func (b *breaker) sync() transition {
 	if from == to {
 		return transition{from, to}
 	}
+	// The swap orders the transitions: each leaves or reaches closed once.
+	switch {
+	case from == BreakerClosed:
+		b.out.Add(1)
+	case to == BreakerClosed:
+		b.out.Add(-1)
+	}
 	b.clean.Store(false)
 	b.mu.Lock()
 	switch to {
@@ -213,14 +221,14 @@ type breakers struct {
 	bs  []*breaker
 }
 
-func newBreakers(p BreakerPolicy, now func() time.Time) breakers {
+func newBreakers(p BreakerPolicy, now func() time.Time, out *atomic.Int32) breakers {
 	n := 1
 	if p.PerScene {
 		n = len(sceneNames)
 	}
 	s := breakers{bs: make([]*breaker, n)}
 	for i := range s.bs {
-		s.bs[i] = newBreaker(p, now)
+		s.bs[i] = newBreaker(p, now, out)
 	}
 	if !p.PerScene {
 		s.one = s.bs[0]

@@ -9,7 +9,7 @@ import (
 // A shared hold moves offUntil both ways: it raises it, and its end lowers it back to the
 // later of the engine's own reasons (a quota out, a Retry-After), never below them.
 func TestSetHeldKeepsOwnReasons(t *testing.T) {
-	e := &engine{engineState: &engineState{}}
+	e := &engine{engineState: &engineState{engineLive: &engineLive{}}}
 	e.outFor(&e.coolUntil, 100)
 	type off struct{ Off, Held int64 }
 	var got []off

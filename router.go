@@ -41,7 +41,7 @@ type engine struct {
 	fallback     bool // FallbackOnly
 	free         bool // ClassFree or no price: costs no budget
 
-	view atomic.Pointer[view]
+	view *atomic.Pointer[view] // &s.hot[i].view: the router reads it beside the engine's other hot facts
 
 	ramp *canary.Analysis // nil: no Profile.Ramp, or a staged engine at 0 (ramp.go)
 }
@@ -49,20 +49,19 @@ type engine struct {
 // engineState is what the Client knows of an engine whatever its configuration: it lives as
 // long as the engine stays in the Client's configurations (Reconfigure keeps it).
 type engineState struct {
-	idx      int // stable while the engine stays; the smallest free number when it came
-	name     string
-	nameHash uint64
-	tel      *engineTel
-	h        health.Counters
-	fold     foldState
+	*engineLive     // flags, offUntil and what filter reads of the live state, packed (hotEngine)
+	idx         int // stable while the engine stays; the smallest free number when it came
+	name        string
+	nameHash    uint64
+	tel         *engineTel
+	h           health.Counters
+	fold        foldState
 
-	flags       atomic.Uint32 // flagSetAside, flagMaintenance, flagIsolate
-	outUntil    atomic.Int64  // quota exhausted: out until this time (unix nanos)
-	coolUntil   atomic.Int64  // Retry-After or vendor limits: out until this time (unix nanos)
-	offUntil    atomic.Int64  // the later of outUntil, coolUntil and heldUntil, for the router
-	heldUntil   atomic.Int64  // held out for every replica by a HoldStore until (unix nanos; store.go)
-	heldKind    atomic.Int32  // the Kind of that hold
-	unsupported pairMemory    // pairs the engine said it does not take
+	outUntil    atomic.Int64 // quota exhausted: out until this time (unix nanos)
+	coolUntil   atomic.Int64 // Retry-After or vendor limits: out until this time (unix nanos)
+	heldUntil   atomic.Int64 // held out for every replica by a HoldStore until (unix nanos; store.go)
+	heldKind    atomic.Int32 // the Kind of that hold
+	unsupported pairMemory   // pairs the engine said it does not take
 	probeFails  atomic.Int32
 	recoveryAt  atomic.Int64   // the last recovery probe (unix nanos; probe.go)
 	abandoned   atomic.Int32   // isolated calls still running after their deadline
@@ -70,6 +69,44 @@ type engineState struct {
 	// pairs is the bad-output rate per language pair (quality.go); last, so that its 5KB
 	// keep no hot field of the router away from the others.
 	pairs health.Pairs
+}
+
+// engineLive is the part of an engine's live state that filter reads on every decision:
+// small, and allocated in one slice for the engines a configuration brings, so that a miss
+// among many engines reads it off a few cache lines instead of one pointer chase each. It
+// is shared, like engineState, by every configuration the engine is in.
+type engineLive struct {
+	offUntil atomic.Int64  // the later of outUntil, coolUntil and heldUntil, for the router
+	flags    atomic.Uint32 // flagSetAside, flagMaintenance, flagIsolate, flagLive
+	// brOut counts the engine's breakers, in any configuration, that are not closed
+	// (breaker.sync keeps it). It errs only towards more: a breaker a reconfiguration
+	// dropped while it was open counts on, and filter then asks exclude, which knows.
+	brOut atomic.Int32
+	unsup atomic.Bool // pairMemory.any of the engine's unsupported pairs
+}
+
+// calm reports whether the engine is in service, every breaker of it closed, and no pair
+// remembered as refused: nothing in its live state for exclude to weigh.
+func (l *engineLive) calm(now int64) bool {
+	return l.flags.Load()&flagsOut == 0 && now >= l.offUntil.Load() && l.brOut.Load() == 0 && !l.unsup.Load()
+}
+
+// hotEngine is what filter reads of one engine of a configuration (setup.hot, in the
+// engines' order): its view, its live state and the profile facts a decision needs, in 32
+// bytes, so that the engine itself is not touched while it has nothing to weigh.
+type hotEngine struct {
+	view  atomic.Pointer[view] // the engine's standing (engine.view points here)
+	live  *engineLive
+	langs *lang.Set // engine.langs
+	idx   int32     // engineState.idx
+	// plainW: the weight is the view's alone (no PairQuality, no quota); flagLive aside.
+	plainW, canary, free bool
+}
+
+// fillHot copies e's facts into its hotEngine h (the view aside, which e stores there).
+func (e *engine) fillHot(h *hotEngine) {
+	h.live, h.langs, h.idx = e.engineLive, e.langs, int32(e.idx)
+	h.plainW, h.canary, h.free = e.pairQ == nil && !e.quotaLimited, e.canary, e.free
 }
 
 // Engine flags: reasons an engine is out, or treated apart, until something changes.
@@ -109,9 +146,10 @@ const maxUnsupportedPairs = 4096
 // pairMemory remembers language pairs an engine refused, up to maxUnsupportedPairs; when
 // full it starts over (the engine is asked again, and refuses again).
 type pairMemory struct {
-	any atomic.Bool // fast path: nothing remembered
-	mu  sync.RWMutex
-	m   map[uint64]struct{}
+	any  atomic.Bool  // fast path: nothing remembered
+	mark *atomic.Bool // set with any, for filter (engineLive.unsup); nil: none
+	mu   sync.RWMutex
+	m    map[uint64]struct{}
 }
 
 func (p *pairMemory) has(src, tgt int) bool {
@@ -132,6 +170,9 @@ func (p *pairMemory) add(src, tgt int) {
 	p.m[lang.PairKey(src, tgt)] = struct{}{}
 	p.mu.Unlock()
 	p.any.Store(true)
+	if p.mark != nil {
+		p.mark.Store(true)
+	}
 }
 
 func (p *pairMemory) len() int {
@@ -454,26 +495,33 @@ type candidate struct {
 func (c *Client) filter(r *request, tried *set, s stage, now int64, dst []candidate) []candidate {
 	frac := c.budgetFraction(r, now)
 	d := plainRules{frac: frac, src: r.srcID, tgt: r.tgt.ID, scene: r.Scene, on: len(r.Regions) == 0}
-	engines := r.s.engines
+	engines, hot := r.s.engines, r.s.hot
 	dst = slices.Grow(dst, len(engines))
 	start := len(dst)
 	out := dst[start : start+len(engines)]
 	n, doubts := 0, 0
 	pinned, mask := s == stagePinned, uint8(1)<<s
-	for i, e := range engines {
-		if tried.has(e.idx) {
+	for i := range hot {
+		h := &hot[i]
+		if tried.has(int(h.idx)) {
 			continue
 		}
-		v := e.view.Load()
-		if pinned && e != r.pinned || !pinned && v.stages&mask == 0 {
+		v := h.view.Load()
+		if pinned && engines[i] != r.pinned || !pinned && v.stages&mask == 0 {
 			continue
 		}
 		// Plainly in: calm, fitting, taking the pair. Written out: a call here costs more
 		// than all the checks.
-		doubt := !e.calm(now, d.scene) || !d.fits(e, v) || !e.langs.Has(d.tgt) || !e.langs.Has(d.src) ||
-			e.unsupported.any.Load()
+		doubt := !h.live.calm(now) || !d.fits(h, v) || !h.langs.Has(d.tgt) || !h.langs.Has(d.src)
 		doubts += b2i(doubt)
-		out[n] = candidate{w: e.weightFor(v, r, now), i: int32(i), canary: e.canary, doubt: doubt}
+		w := v.weight[d.scene]
+		switch {
+		case !h.plainW || h.live.flags.Load()&flagLive != 0:
+			w = engines[i].weightFor(v, r, now)
+		case r.Style != StyleDefault:
+			w *= v.restyle
+		}
+		out[n] = candidate{w: w, i: int32(i), canary: h.canary, doubt: doubt}
 		n++
 	}
 	if doubts > 0 {
@@ -484,6 +532,7 @@ func (c *Client) filter(r *request, tried *set, s stage, now int64, dst []candid
 
 // weightFor is e's weight for r: its scene's weight, times its pair's factor, times
 // exp(styleBonus/T) for a Formal or Casual request when it restyles, times quotaWeight.
+// filter computes it inline for an engine whose weight is its view's alone (hotEngine.plainW).
 func (e *engine) weightFor(v *view, r *request, now int64) float64 {
 	w := v.weight[r.Scene] * e.pairFactor(r.srcID, r.tgt.ID, r.Scene)
 	if e.has(flagLive) { // live quality signals (quality.go)
@@ -527,17 +576,10 @@ type plainRules struct {
 	on       bool // the request has no rule left to exclude alone (Regions)
 }
 
-// calm reports whether e is in service and its breaker for scene closed: nothing in its live
-// state for exclude to weigh.
-func (e *engine) calm(now int64, scene Scene) bool {
-	return e.flags.Load()&flagsOut == 0 && now >= e.offUntil.Load() &&
-		e.br.of(scene).state.Load() == uint32(BreakerClosed)
-}
-
 // fits reports whether the request plainly fits e's standing v: no region rule, the scene's
 // rules met, no quota, not premium (view.plain), and the budget not spent.
-func (d *plainRules) fits(e *engine, v *view) bool {
-	return d.on && v.plain[d.scene] && (e.free || d.frac < 1)
+func (d *plainRules) fits(h *hotEngine, v *view) bool {
+	return d.on && v.plain[d.scene] && (h.free || d.frac < 1)
 }
 
 // excluded explains, for a KindNoEngine error, why every engine not tried was left out.

@@ -87,17 +87,20 @@ func shuffleState(c *Client, rng *rand.Rand, now int64) {
 		if rng.IntN(8) == 0 {
 			e.offUntil.Store(now + int64(rng.IntN(3)-1)*int64(time.Second)) // past, now or ahead
 		}
+		e.brOut.Store(0)
 		for _, b := range e.br.bs {
 			b.state.Store(uint32(BreakerClosed))
 			if k := rng.IntN(8); k < 2 {
 				b.state.Store(uint32([]BreakerState{BreakerOpen, BreakerHalfOpen}[k]))
 				b.openUntil.Store(now + int64(rng.IntN(3)-1)*int64(time.Second))
+				e.brOut.Add(1) // as breaker.sync counts a move away from closed
 			}
 		}
 		e.unsupported.mu.Lock()
 		e.unsupported.m = nil
 		e.unsupported.mu.Unlock()
 		e.unsupported.any.Store(false)
+		e.unsup.Store(false)
 		if rng.IntN(6) == 0 {
 			src, _ := c.langs.Lookup(fastLangs[rng.IntN(len(fastLangs))])
 			tgt, _ := c.langs.Lookup(fastLangs[rng.IntN(len(fastLangs))])

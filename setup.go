@@ -19,6 +19,7 @@ import (
 // prepared, and is served under that one configuration throughout.
 type setup struct {
 	engines   []*engine
+	hot       []hotEngine // per engine, in the same order: what filter reads (router.go)
 	byName    map[string]*engine
 	routing   RoutingPolicy // defaults applied
 	retry     RetryPolicy   // defaults applied
@@ -34,6 +35,7 @@ type setup struct {
 	// as many as that configuration had engines.
 	retired map[string]*engineTel
 	reuse   map[string]*engineTel // prev's retired, while buildSetup runs
+	fresh   []engineLive          // the live state of engines new by name, while buildSetup runs
 	content contentSetup          // content.go: glossaries and placeholders
 }
 
@@ -57,6 +59,7 @@ func (c *Client) buildSetup(o options, prev *setup) (*setup, error) {
 	}
 	kept := map[int]bool{} // numbers of the engines that stay
 	s.reuse = prev.retiredTels()
+	s.hot, s.fresh = make([]hotEngine, len(o.engines)), make([]engineLive, len(o.engines))
 	for _, spec := range o.engines {
 		if spec.e == nil || prev == nil {
 			continue
@@ -86,8 +89,9 @@ func (c *Client) buildSetup(o options, prev *setup) (*setup, error) {
 		}
 		s.byName[e.name] = e
 		s.engines = append(s.engines, e)
+		e.fillHot(&s.hot[i])
 	}
-	s.reuse = nil
+	s.reuse, s.fresh = nil, nil
 	s.retire(prev)
 	return s, nil
 }
@@ -140,7 +144,8 @@ func (c *Client) newEngine(s *setup, i int, spec engineSpec, start time.Time, ol
 		return nil, configError(fmt.Sprintf("WithEngine[%d].Profile.Languages", i), err.Error())
 	}
 	e := &engine{s: s, eng: spec.e, prof: p, langs: langs, quotaLimited: p.Quota > 0, canary: p.Canary > 0 || p.Staged || p.Ramp != nil,
-		fallback: p.FallbackOnly, free: p.Class == ClassFree || p.CostPerMillion == 0, cost: CostScore(p.CostPerMillion)}
+		fallback: p.FallbackOnly, free: p.Class == ClassFree || p.CostPerMillion == 0, cost: CostScore(p.CostPerMillion),
+		view: &s.hot[i].view}
 	for sc := range sceneNames {
 		e.quality[sc] = p.Quality
 		if q, ok := p.SceneQuality[Scene(sc)]; ok {
@@ -152,7 +157,9 @@ func (c *Client) newEngine(s *setup, i int, spec engineSpec, start time.Time, ol
 	if old != nil {
 		c.inherit(e, old, v)
 	} else {
-		e.engineState = &engineState{idx: idx, name: name, nameHash: maphash.String(c.hashSeed, name), tel: c.engineTel(s, name)}
+		e.engineState = &engineState{engineLive: &s.fresh[i], idx: idx, name: name,
+			nameHash: maphash.String(c.hashSeed, name), tel: c.engineTel(s, name)}
+		e.unsupported.mark = &e.unsup
 	}
 	c.gates(e, old, start)
 	c.rampFor(e, old, start)
@@ -182,7 +189,7 @@ func (c *Client) gates(e, old *engine, start time.Time) {
 	case old != nil && old.s.breaker == e.s.breaker:
 		e.br = old.br
 	default:
-		e.br = newBreakers(e.s.breaker, c.clock.Now)
+		e.br = newBreakers(e.s.breaker, c.clock.Now, &e.brOut)
 	}
 	switch {
 	case old != nil && old.prof.QuotaPeriod == p.QuotaPeriod:
@@ -229,7 +236,7 @@ func specName(i int, spec engineSpec) (string, error) {
 // neither Profile.Languages nor pairs listed before which languages they take. A failing
 // call leaves the engine open to any pair.
 func (c *Client) discoverLanguages(s *setup) {
-	for _, e := range s.engines {
+	for i, e := range s.engines {
 		ls, ok := e.eng.(LanguageSupporter)
 		if !ok || e.langs != nil {
 			continue
@@ -245,5 +252,6 @@ func (c *Client) discoverLanguages(s *setup) {
 			tags = append(tags, p.Source, p.Target)
 		}
 		e.langs = lang.NewSetOfTags(c.langs, tags)
+		s.hot[i].langs = e.langs
 	}
 }
