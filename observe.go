@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/metric/embedded"
 	"go.opentelemetry.io/otel/trace"
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
@@ -140,7 +141,9 @@ type observer struct {
 	reqAttempts    metric.Int64Histogram
 	reqCost        metric.Float64Histogram
 	canarySteps    metric.Int64Counter
-	quotaReg       metric.Registration
+	quotaReg       metric.Registration // the callback reading the Client
+	frozenReg      metric.Registration // after Close: the counters' last values
+	meter          metric.Meter
 
 	req       [numOutcomes][2][2]measureOpts // outcome, cache_hit, degraded
 	reqN      [numOutcomes][2][2]tally.Counter
@@ -171,6 +174,7 @@ func newObserver(c *Client, o options) (*observer, error) {
 		mp = otel.GetMeterProvider()
 	}
 	m := mp.Meter(scopeName)
+	ob.meter = m
 	if err := ob.initInstruments(m); err != nil {
 		return nil, fmt.Errorf("translate: telemetry: %w", err)
 	}
@@ -337,12 +341,11 @@ func (ob *observer) observeEngine(obs metric.Observer, et *engineTel) {
 			obs.ObserveInt64(ob.attempts, int64(n), et.attempts[k].obs...)
 		}
 	}
-	if v := et.credits.Load(); v > 0 {
-		obs.ObserveFloat64(ob.credits, v, et.engine.obs...)
+	if et.ok.Load() == 0 {
+		return // no answer yet: no cost or characters series, as before the first Add
 	}
-	if n := et.chars.Load(); n > 0 {
-		obs.ObserveInt64(ob.chars, int64(n), et.engine.obs...)
-	}
+	obs.ObserveFloat64(ob.credits, et.credits.Load(), et.engine.obs...)
+	obs.ObserveInt64(ob.chars, int64(et.chars.Load()), et.engine.obs...)
 }
 
 // hedged counts a hedge sent to e.
@@ -596,11 +599,70 @@ func (o *observer) warn(msg, engine string) {
 	}
 }
 
-// close unregisters the quota gauge's callback.
-func (o *observer) close() {
-	if o.quotaReg != nil {
-		if err := o.quotaReg.Unregister(); err != nil {
-			otel.Handle(err)
+// close ends the callback that reads the Client: the quota gauge stops, and the counters
+// are frozen at their last values and reported from then on by a callback that holds no
+// reference to the Client. The SDK keeps reporting a synchronous counter after its Client
+// is gone (a scrape after Close still shows what it counted); the observable ones do the
+// same. s is the running configuration (nil when New failed before it had one).
+func (o *observer) close(s *setup) {
+	if o.quotaReg == nil {
+		return
+	}
+	if err := o.quotaReg.Unregister(); err != nil {
+		otel.Handle(err)
+	}
+	var last frozen
+	o.observeRequests(&last)
+	if s != nil {
+		for _, e := range s.engines {
+			o.observeEngine(&last, e.tel)
 		}
 	}
+	if len(last.ints) == 0 && len(last.floats) == 0 {
+		return
+	}
+	reg, err := o.meter.RegisterCallback(last.replay, o.requests, o.cacheLookups, o.attempts, o.credits, o.chars)
+	if err != nil {
+		otel.Handle(err)
+		return
+	}
+	o.frozenReg = reg
+}
+
+// frozen is a recording of one observation of the counters, replayed at every collection
+// once the Client is closed.
+type frozen struct {
+	embedded.Observer
+	ints   []frozenInt
+	floats []frozenFloat
+}
+
+type frozenInt struct {
+	inst metric.Int64Observable
+	v    int64
+	opts []metric.ObserveOption
+}
+
+type frozenFloat struct {
+	inst metric.Float64Observable
+	v    float64
+	opts []metric.ObserveOption
+}
+
+func (f *frozen) ObserveInt64(inst metric.Int64Observable, v int64, opts ...metric.ObserveOption) {
+	f.ints = append(f.ints, frozenInt{inst, v, opts})
+}
+
+func (f *frozen) ObserveFloat64(inst metric.Float64Observable, v float64, opts ...metric.ObserveOption) {
+	f.floats = append(f.floats, frozenFloat{inst, v, opts})
+}
+
+func (f *frozen) replay(_ context.Context, obs metric.Observer) error {
+	for _, x := range f.ints {
+		obs.ObserveInt64(x.inst, x.v, x.opts...)
+	}
+	for _, x := range f.floats {
+		obs.ObserveFloat64(x.inst, x.v, x.opts...)
+	}
+	return nil
 }

@@ -821,3 +821,33 @@ func TestTelemetryGlobalProviders(t *testing.T) {
 		t.Errorf("requests counted once the SDK was installed = %v, want 3 (the early Client's 2 and the late one's)", got)
 	}
 }
+
+// TestTelemetryCountersOutliveClose checks that a closed Client's counters stay reported,
+// as a synchronous SDK counter's would: a scrape after Close (a short-lived Client, a
+// reload that replaced one) still shows what it counted, and a paid engine that cost
+// nothing yet still has its cost series.
+func TestTelemetryCountersOutliveClose(t *testing.T) {
+	tel, opts := newTelemetry(t)
+	c, err := translate.New(append(opts, translate.WithClock(newClock()), translate.WithoutCache(),
+		translate.WithEngine(fake.New("a"), translate.Profile{}))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Translate(context.Background(), req("hello")); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	got := values(tel.metrics(t))
+	for k, v := range map[string]float64{
+		"translate.requests{cache_hit=false,degraded=false,outcome=ok}": 1,
+		"translate.attempts{engine=a,outcome=ok}":                       1,
+		"translate.chars{engine=a}":                                     5,
+	} {
+		if got[k] != v {
+			t.Errorf("after Close: %s = %v, want %v", k, got[k], v)
+		}
+	}
+	if _, ok := got["translate.cost{engine=a}"]; !ok {
+		t.Errorf("after Close: no translate.cost series for an engine that answered at no cost")
+	}
+}

@@ -170,7 +170,7 @@ func New(opts ...Option) (*Client, error) {
 	c.obs = obs
 	s, err := c.buildSetup(o, nil)
 	if err != nil {
-		obs.close()
+		obs.close(nil)
 		return nil, err
 	}
 	if _, sys := o.clock.(systemClock); sys {
@@ -492,7 +492,7 @@ func (c *Client) Close() error {
 		close(c.stop)
 		c.wg.Wait()
 		c.stopClock()
-		c.obs.close()
+		c.obs.close(c.cfg.Load())
 	})
 	return nil
 }
