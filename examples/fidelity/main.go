@@ -4,8 +4,8 @@
 //
 //   - "vendor" takes HTML natively and applies glossaries itself (as DeepL does with
 //     tag_handling and a glossary): it gets the page as HTML, with the placeholders masked,
-//     and the glossary. It forgets one term, so its answer fails the check and the request
-//     fails over.
+//     and the glossary. It forgets one term, and its word list also rewrites the image's
+//     src (box -> Box), so its answer fails the check and the request fails over.
 //   - "tagless" takes plain text only and knows no glossary (as most engines): it gets the
 //     text with every tag, entity, placeholder and glossary term masked as ⟦N⟧ tokens, and
 //     the page's text attributes (alt, title) as texts of their own.
