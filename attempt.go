@@ -120,10 +120,13 @@ func (c *Client) settle(w *walk, e *engine, l *lease, out *EngineResult, err err
 	kind := KindOf(err)
 	caller := err != nil && w.callerErr() != nil
 	failed := err != nil && !caller && breakerFailure(kind)
-	c.breakerMoved(e, l.permit.record(!failed))
-	if err == nil || failed {
-		c.recordCall(w, e, err == nil, kind) // quality.go
+	if (err == nil || failed) && c.recordCall(w, e, err == nil, kind) { // quality.go
+		// Bad output of a tracked pair moves that pair's traffic (the live quality
+		// signal), not the engine's: its breaker, which would cut every pair, takes the
+		// call as answered.
+		failed = false
 	}
+	c.breakerMoved(e, l.permit.record(!failed))
 	if err == nil {
 		e.h.Served(w.r.hash)
 	}

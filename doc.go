@@ -65,7 +65,8 @@
 //
 // Live quality signals move an engine's weight per language pair (seed 000 §4.5). Bad output
 // (an empty text, a lost placeholder, an echo of the source) counts against the engine's
-// pair, not its availability: each fold moves the pair's bad-output rate b by
+// pair, not its availability nor its breaker (which would cut every pair; only bad output of
+// a pair the table cannot track counts there): each fold moves the pair's bad-output rate b by
 // w = ½·min(1, n/3) towards the fold's k/n (k bad answers of n calls; a fold with none halves
 // b; under 0.01 it is 0), and the engine's weight for the pair is multiplied by
 // exp(-q·b·Weights.Quality/Temperature): its pair quality q (PairQuality, else SceneQuality,

@@ -66,14 +66,15 @@ func (e *engine) syncLive() {
 // against its pair's quality, any other failure against its availability, and a good
 // answer for both. Bad output is the pair's, not the engine's: an engine that garbles en-ja
 // keeps its availability, and its share of en-de.
-func (c *Client) recordCall(w *walk, e *engine, ok bool, kind Kind) {
+func (c *Client) recordCall(w *walk, e *engine, ok bool, kind Kind) (pairBad bool) {
 	if ok || kind == KindBadOutput {
-		e.pairs.Record(w.r.hash, lang.PairKey(w.r.srcID, w.r.tgt.ID), !ok)
+		tracked := e.pairs.Record(w.r.hash, lang.PairKey(w.r.srcID, w.r.tgt.ID), !ok)
 		if !ok {
-			return
+			return tracked
 		}
 	}
 	e.h.Record(w.r.hash, ok, w.ended.Sub(w.callStart()))
+	return false
 }
 
 // availability is an engine's availability 0..1 at now from its fold state and the calls

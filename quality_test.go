@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -28,6 +29,13 @@ func shareOf(c *translate.Client, name, src, tgt string) float64 {
 // output) while it translates en-de well. Within one fold it loses en-ja to b and keeps its
 // share of en-de; once it translates en-ja again it regains its share of it.
 func TestBadOutputOnOnePairMovesThatPairOnly(t *testing.T) {
+	t.Run("en-de 2:1 en-ja, 30 a fold", func(t *testing.T) { testBadOutputOnOnePair(t, 30, []string{"de", "de", "ja"}) })
+	// Half of a's calls go bad: were bad output a breaker failure, a's breaker would open
+	// (FailureRatio 0.5) and cut en-de too.
+	t.Run("en-de 1:1 en-ja, 100 a fold", func(t *testing.T) { testBadOutputOnOnePair(t, 100, []string{"de", "ja"}) })
+}
+
+func testBadOutputOnOnePair(t *testing.T, perFold int, targets []string) {
 	const fold = 10 * time.Second // RoutingPolicy.HealthEvery's default
 	clk := newClock()
 	var broken atomic.Bool
@@ -41,11 +49,11 @@ func TestBadOutputOnOnePairMovesThatPairOnly(t *testing.T) {
 	c := newClient(t, translate.WithClock(clk),
 		translate.WithEngine(a, translate.Profile{Quality: 80}), translate.WithEngine(b, translate.Profile{Quality: 80}))
 	n := 0
-	round := func() (aJa, aDe int) { // 20 en-de and 10 en-ja requests, then a fold
+	round := func() (aJa, aDe int) { // perFold requests over targets, then a fold
 		t.Helper()
 		served := map[string]int{}
-		for i := range 30 {
-			tgt := []string{"de", "de", "ja"}[i%3]
+		for i := range perFold {
+			tgt := targets[i%len(targets)]
 			n++
 			res, err := c.Translate(context.Background(), translate.Request{Text: fmt.Sprint("hello world ", n), Source: "en", Target: tgt})
 			if err != nil {
@@ -75,8 +83,9 @@ func TestBadOutputOnOnePairMovesThatPairOnly(t *testing.T) {
 		t.Errorf("a's en-ja share %.6f one fold after its output went bad, want below 0.001", ja)
 	}
 	aJa, aDe := round()
-	if aJa != 0 || aDe < 5 {
-		t.Errorf("the next fold a served %d en-ja and %d en-de requests of 10 and 20, want 0 and about 10", aJa, aDe)
+	deRequests := perFold * strings.Count(strings.Join(targets, ","), "de") / len(targets)
+	if aJa != 0 || aDe < deRequests/4 {
+		t.Errorf("the next fold a served %d en-ja and %d en-de requests of %d en-de, want 0 and about half", aJa, aDe, deRequests)
 	}
 
 	broken.Store(false)

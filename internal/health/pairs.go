@@ -70,18 +70,20 @@ type Pairs struct {
 	slots     [MaxPairs]slot
 }
 
-// Record counts one call of pair, bad or not, in the stripe chosen by key.
-func (p *Pairs) Record(key, pair uint64, bad bool) {
+// Record counts one call of pair, bad or not, in the stripe chosen by key, and reports
+// whether the pair is tracked (false: the table is full, the call is counted untracked).
+func (p *Pairs) Record(key, pair uint64, bad bool) bool {
 	i, ok := p.slot(pair)
 	if !ok {
 		p.untracked.Add(1)
-		return
+		return false
 	}
 	c := &p.stripes[key%Stripes].n[i]
 	c.calls.Add(1)
 	if bad {
 		c.bad.Add(1)
 	}
+	return true
 }
 
 func (p *Pairs) slot(pair uint64) (int, bool) {
