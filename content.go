@@ -310,9 +310,12 @@ func verifyMessage(err error) string {
 }
 
 // ownWalk reports whether a TranslateBatch request is translated alone, as Translate does,
-// rather than packed: markup, or a glossary that may apply, needs a pipeline of its own.
+// rather than packed: markup, a glossary that may apply, or a placeholder to protect needs
+// a pipeline of its own (a packed text would reach the engine unmasked).
 func (c *Client) ownWalk(req *Request) bool {
-	return req.Format != FormatText || (req.Glossary != NoGlossary && (req.Glossary != "" || c.cfg.Load().content.book != nil))
+	cs := &c.cfg.Load().content
+	return req.Format != FormatText || (req.Glossary != NoGlossary && (req.Glossary != "" || cs.book != nil)) ||
+		cs.mayHavePlaceholders(req.Text)
 }
 
 // streamable refuses a TranslateStream request with markup: its segments are cut for

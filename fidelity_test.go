@@ -597,3 +597,31 @@ func BenchmarkMissHTML(b *testing.B) {
 		}
 	}
 }
+
+// TestBatchMasksPlaceholders: a TranslateBatch text with placeholders reaches the engine
+// masked, as through Translate, not packed as it is: an engine that rewrites every word
+// gives each placeholder back once.
+func TestBatchMasksPlaceholders(t *testing.T) {
+	e := &wordEngine{name: "e", fn: rewrite}
+	c := newClient(t, translate.WithEngine(e, translate.Profile{MaxTexts: 50}))
+	out := c.TranslateBatch(context.Background(), []translate.Request{
+		{Text: "Hello {name}, %d items", Source: "en", Target: "de"},
+		{Text: "one", Source: "en", Target: "de"},
+		{Text: "two", Source: "en", Target: "de"},
+	})
+	for i, o := range out {
+		if o.Err != nil {
+			t.Fatalf("batch item %d: %v", i, o.Err)
+		}
+	}
+	if got := out[0].Result.Text; !strings.Contains(got, "{name}") || !strings.Contains(got, "%d") {
+		t.Errorf("placeholders lost: %q", got)
+	}
+	for _, r := range e.got() {
+		for _, text := range r.Texts {
+			if strings.Contains(text, "{name}") || strings.Contains(text, "%d") {
+				t.Errorf("the engine was sent a placeholder unmasked: %q", text)
+			}
+		}
+	}
+}
