@@ -21,6 +21,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/fanyi-go/translate/internal/tally"
 )
 
 // Defaults of Settings' zero fields.
@@ -135,53 +137,33 @@ func (c Counts) Latency() time.Duration {
 	return time.Duration(c.LatNanos / c.OK)
 }
 
-// stripes spreads the Baseline's counters, as internal/health does (its
-// BenchmarkRecordParallel): every call of every engine that is not a canary records there,
-// on every core at once, while a canary ramps. BenchmarkBaselineRecordOneStripe is the
-// plain version; on a shared 2-core machine the two are within noise of each other.
-const stripes = 8
-
-type stripe struct {
-	calls, errors, bad, ok, lat atomic.Int64
-	_                           [88]byte
-}
-
 // Baseline counts the calls of the engines a canary is compared with, since it was made;
-// an Analysis subtracts what it read when its step started. The zero value is ready; it is
-// safe for concurrent use and must not be copied.
+// an Analysis subtracts what it read when its step started. Every call of every engine that
+// is not a canary records there, on every core at once, while a canary ramps: its counters
+// are striped tallies (internal/tally). The zero value is ready; it is safe for concurrent
+// use and must not be copied.
 type Baseline struct {
-	_       [128]byte
-	stripes [stripes]stripe
-	_       [128]byte
+	calls, errors, bad, ok, lat tally.Counter
 }
 
-// Record counts one call in the stripe chosen by key (a well-mixed hash).
+// Record counts one call, in the stripes chosen by key (a well-mixed hash).
 func (b *Baseline) Record(key uint64, o Outcome, lat time.Duration) {
-	s := &b.stripes[key%stripes]
-	s.calls.Add(1)
+	b.calls.AddAt(key, 1)
 	switch o {
 	case OK:
-		s.ok.Add(1)
-		s.lat.Add(int64(lat))
+		b.ok.AddAt(key, 1)
+		b.lat.AddAt(key, uint64(max(lat, 0)))
 	case Failed:
-		s.errors.Add(1)
+		b.errors.AddAt(key, 1)
 	default:
-		s.bad.Add(1)
+		b.bad.AddAt(key, 1)
 	}
 }
 
 // Total returns every call counted so far.
 func (b *Baseline) Total() Counts {
-	var t Counts
-	for i := range b.stripes {
-		s := &b.stripes[i]
-		t.Calls += s.calls.Load()
-		t.Errors += s.errors.Load()
-		t.Bad += s.bad.Load()
-		t.OK += s.ok.Load()
-		t.LatNanos += s.lat.Load()
-	}
-	return t
+	return Counts{Calls: int64(b.calls.Load()), Errors: int64(b.errors.Load()), Bad: int64(b.bad.Load()),
+		OK: int64(b.ok.Load()), LatNanos: int64(b.lat.Load())}
 }
 
 // Reason says why a Step was taken.
