@@ -16,6 +16,7 @@ func FuzzPipeline(f *testing.F) {
 		`{n, plural, one {# <i>x</i>} other {y}}`,
 		`<a><b></a></b> ⟦0⟧ :name {{m}}`,
 		`<![CDATA[x]]><?p?><!-- c --><x/>`,
+		"00%XCloud", // a term right after a placeholder
 	} {
 		f.Add(s, uint8(1))
 	}

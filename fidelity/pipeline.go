@@ -204,3 +204,16 @@ func (p *Pipeline) content(doc string) string {
 	}
 	return string(b)
 }
+
+// pieces returns s cut where the glossary stage cuts text before it looks for terms: at
+// each placeholder and literal token mark, the pieces joined by a space. A term found
+// right after a placeholder ("%XCloud") is a word there, and its target is one here.
+func (p *Pipeline) pieces(s string) string {
+	var b []byte
+	bd := mask.Builder{Spans: func(t string) []mask.Span {
+		b = append(append(b, t...), ' ')
+		return nil
+	}}
+	p.scanner.Mask(s, &bd)
+	return string(b)
+}

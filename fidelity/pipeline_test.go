@@ -267,3 +267,21 @@ func TestTextAttributes(t *testing.T) {
 		}
 	}
 }
+
+// TestTermBesidePlaceholder: a term found right after a placeholder ("%XCloud": the term
+// is the text piece "Cloud") is verified the way it was found, the placeholder cutting
+// words, in every format and for an engine that applies the glossary itself too.
+func TestTermBesidePlaceholder(t *testing.T) {
+	g := mustGlossary(t, Term{Source: "cloud", Target: "Wolke"})
+	for _, f := range []Format{FormatText, FormatHTML, FormatXML} {
+		p := mustNew(t, Options{Format: f, Placeholders: Printf, Glossary: g})
+		for _, n := range []Native{{}, {Glossary: true}} {
+			pr := p.Prepare("00%XCloud", n)
+			outs := []string{strings.Replace(pr.Texts[0], "Cloud", "Wolke", 1)}
+			got, err := pr.Finish(outs)
+			if err != nil || got != "00%XWolke" {
+				t.Errorf("%v %+v: %q -> %q, %v; want 00%%XWolke", f, n, pr.Texts, got, err)
+			}
+		}
+	}
+}

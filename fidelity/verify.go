@@ -159,7 +159,12 @@ func (pr *Prepared) Verify(out string) error {
 		}
 	}
 	if len(pr.terms) > 0 {
-		for _, t := range glossary.Absent(pr.terms, pr.p.content(out)) {
+		c := pr.p.content(out)
+		missing := glossary.Absent(pr.terms, c)
+		if len(missing) > 0 {
+			missing = glossary.Absent(missing, pr.p.pieces(c))
+		}
+		for _, t := range missing {
 			e.Lost = append(e.Lost, Item{Kind: ItemTerm, Label: cut(t.Source)})
 		}
 	}
