@@ -97,31 +97,41 @@ type content struct {
 	g *glossary.Glossary // nil: none
 }
 
-// prepareContent gives r its content pipeline when it needs one: a format other than
-// text, a glossary, or a text that may hold placeholders. The plain path (text, no
-// glossary, no '{' nor '%') allocates nothing. It puts the format and the glossary's
-// revision in r's cache key.
-func (c *Client) prepareContent(req *Request, r *request) error {
-	cs := &r.s.content
+// contentKey checks a request's content options and puts them in r's cache key: the format
+// and, hashed, the revision of the glossary that applies. The pipeline is made by
+// prepareContent, for a request that goes on to the engines.
+func (c *Client) contentKey(req *Request, r *request) error {
 	if req.Format > FormatXML {
 		return invalid("unknown Format")
 	}
-	g, err := cs.glossaryFor(req, r)
+	g, err := r.s.content.glossaryFor(req, r)
 	if err != nil {
 		return err
 	}
-	if req.Format == FormatText && g == nil && !cs.mayHavePlaceholders(req.Text) {
-		return nil
-	}
-	p, err := fidelity.New(fidelity.Options{Format: req.Format, Glossary: g, Placeholders: cs.syntax, Pattern: cs.pattern})
-	if err != nil {
-		return invalid("content options: " + err.Error())
-	}
-	r.fid = &content{p: p, g: g}
 	r.key.format = req.Format
 	if g != nil {
 		r.key.gloss = maphash.String(c.hashSeed, g.Revision()) | 1 // never 0, which means none
 	}
+	return nil
+}
+
+// prepareContent gives r, whose key contentKey made, its content pipeline when it needs
+// one: a format other than text, a glossary, or a text that may hold placeholders. The
+// plain path (text, no glossary, no '{' nor '%') allocates nothing.
+func (c *Client) prepareContent(r *request) error {
+	cs := &r.s.content
+	var g *glossary.Glossary
+	if r.key.gloss != 0 {
+		g, _ = cs.glossaryFor(&r.Request, r) // found by contentKey: no error
+	}
+	if r.Format == FormatText && g == nil && !cs.mayHavePlaceholders(r.Text) {
+		return nil
+	}
+	p, err := fidelity.New(fidelity.Options{Format: r.Format, Glossary: g, Placeholders: cs.syntax, Pattern: cs.pattern})
+	if err != nil {
+		return invalid("content options: " + err.Error())
+	}
+	r.fid = &content{p: p, g: g}
 	return nil
 }
 

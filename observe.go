@@ -153,6 +153,11 @@ type observer struct {
 	noAttrs   measureOpts
 	decisions atomic.Uint32 // counts routing decisions; one in decisionEvery is timed
 	attrs     sync.Pool     // of *attrBuf
+
+	// freshN counts the fresh cache hits freshHit records without a span or a log, by
+	// degraded: each is a request (reqN: outcome ok, cache hit) and a cache lookup (hitN:
+	// hit), counted with one atomic add instead of two.
+	freshN [2]tally.Counter
 }
 
 // decisionEvery is how often a routing decision is timed: its two clock reads cost as much
@@ -318,14 +323,22 @@ func (ob *observer) observeRequests(obs metric.Observer) {
 	for k := range ob.reqN {
 		for h := range 2 {
 			for d := range 2 {
-				if n := ob.reqN[k][h][d].Load(); n > 0 {
+				n := ob.reqN[k][h][d].Load()
+				if k == 0 && h == 1 {
+					n += ob.freshN[d].Load()
+				}
+				if n > 0 {
 					obs.ObserveInt64(ob.requests, int64(n), ob.req[k][h][d].obs...)
 				}
 			}
 		}
 	}
 	for h := range ob.hitN {
-		if n := ob.hitN[h].Load(); n > 0 {
+		n := ob.hitN[h].Load()
+		if h == 1 {
+			n += ob.freshN[0].Load() + ob.freshN[1].Load()
+		}
+		if n > 0 {
 			obs.ObserveInt64(ob.cacheLookups, int64(n), ob.hit[h].obs...)
 		}
 	}
@@ -381,9 +394,15 @@ func (o *observer) requestStart(ctx context.Context) (context.Context, trace.Spa
 	return o.tracer.Start(ctx, spanRequest, o.reqStart...)
 }
 
-// freshHit records a request answered by a fresh cache entry: its span only when asked
-// for (WithCacheHitSpans).
+// freshHit records a request answered by a fresh cache entry, and its cache lookup (the
+// Client's peek leaves it uncounted): its span only when asked for (WithCacheHitSpans).
+// Without a span or a debug log that is one atomic add.
 func (o *observer) freshHit(ctx context.Context, r *request, res *Result) {
+	if !o.hitSpans && (o.log == nil || !o.log.Enabled(ctx, slog.LevelDebug)) {
+		o.freshN[b2i(res.Degraded)].AddAt(r.hash, 1)
+		return
+	}
+	o.cacheLookup(r, true)
 	var span trace.Span
 	if o.hitSpans {
 		ctx, span = o.requestStart(ctx)

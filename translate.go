@@ -236,18 +236,22 @@ func (c *Client) doAvoiding(ctx context.Context, req *Request, sink *streamSink,
 	now := c.now()
 	c.maybeFold(now)
 	var head request
-	if err := c.prepare(req, &head, now); err != nil {
-		ctx, span := c.obs.requestStart(ctx)
-		c.obs.requestEnd(ctx, span, &head, nil, err, 0)
-		return nil, err
+	if err := c.prepareKey(req, &head); err != nil {
+		return nil, c.refuse(ctx, &head, err)
 	}
 	var stale *cacheEntry
 	if head.RequestID == "" { // a request with an id of its own looks at its id first
 		var hit *Result
-		if stale, hit = c.lookup(&head, now); hit != nil {
-			c.obs.freshHit(ctx, &head, hit)
+		var looked bool
+		if stale, hit, looked = c.peek(&head, now); hit != nil {
+			c.obs.freshHit(ctx, &head, hit) // counts the lookup too
 			return hit, nil
+		} else if looked {
+			c.obs.cacheLookup(&head, false)
 		}
+	}
+	if err := c.finish(&head, now); err != nil {
+		return nil, c.refuse(ctx, &head, err)
 	}
 	ctx, span := c.obs.requestStart(ctx)
 	sc := c.getScratch(len(head.s.engines))
@@ -268,6 +272,14 @@ func (c *Client) doAvoiding(ctx context.Context, req *Request, sink *streamSink,
 	}
 	c.obs.requestEnd(ctx, span, r, res, err, d)
 	return res, err
+}
+
+// refuse records a request refused before it reached the cache or the engines, and
+// returns err.
+func (c *Client) refuse(ctx context.Context, r *request, err error) error {
+	ctx, span := c.obs.requestStart(ctx)
+	c.obs.requestEnd(ctx, span, r, nil, err, 0)
+	return err
 }
 
 // translate answers a validated request that was no fresh cache hit (stale is the cache's
@@ -309,10 +321,20 @@ func (c *Client) translate(ctx context.Context, r *request, now int64, sc *scrat
 	return res, err
 }
 
-// lookup returns a fresh cache hit, or the stale entry to fall back on.
+// lookup returns a fresh cache hit, or the stale entry to fall back on, and counts the
+// lookup.
 func (c *Client) lookup(r *request, now int64) (stale *cacheEntry, hit *Result) {
+	stale, hit, looked := c.peek(r, now)
+	if looked {
+		c.obs.cacheLookup(r, hit != nil)
+	}
+	return stale, hit
+}
+
+// peek is lookup without counting: looked reports whether r could read the cache.
+func (c *Client) peek(r *request, now int64) (stale *cacheEntry, hit *Result, looked bool) {
 	if !c.cacheable(r) {
-		return nil, nil
+		return nil, nil, false
 	}
 	e, fresh := c.cache.get(r, now)
 	switch {
@@ -322,11 +344,10 @@ func (c *Client) lookup(r *request, now int64) (stale *cacheEntry, hit *Result) 
 	case len(r.Regions) > 0 && !e.allows(r.Regions):
 		e = nil // nor does a request limited to regions take text made outside them
 	}
-	c.obs.cacheLookup(r, e != nil && fresh)
 	if e != nil && fresh {
-		return nil, e.hit(r.RequestID)
+		return nil, e.hit(r.RequestID), true
 	}
-	return e, nil
+	return e, nil, true
 }
 
 // reuse copies a shared answer (coalesced flight or repeated RequestID) for another caller:
@@ -503,6 +524,17 @@ const maxTextBytes = 1 << 20
 // prepare validates and normalises a request (step 1 of the design): KindInvalidInput at
 // once for a bad one.
 func (c *Client) prepare(req *Request, r *request, now int64) error {
+	if err := c.prepareKey(req, r); err != nil {
+		return err
+	}
+	return c.finish(r, now)
+}
+
+// prepareKey validates a request and computes its cache key: every check that refuses a
+// request runs here, before the cache is looked at, so a request is refused whether or
+// not its key is cached. What only a request that goes on to the engines needs is left to
+// finish.
+func (c *Client) prepareKey(req *Request, r *request) error {
 	r.Request = *req
 	r.s = c.cfg.Load()
 	if err := checkFields(req); err != nil {
@@ -529,19 +561,28 @@ func (c *Client) prepare(req *Request, r *request, now int64) error {
 	}
 	r.chars = chars
 	r.key = r.keyFields()
-	if err := c.prepareContent(req, r); err != nil {
+	if err := c.contentKey(req, r); err != nil {
 		return err
 	}
 	r.hash = r.key.hash(maphash.String(c.hashSeed, req.Text))
-	if req.UserID != "" {
-		r.userHash = maphash.String(c.hashSeed, req.UserID)
+	return nil
+}
+
+// finish completes a request prepareKey accepted, for the engines: its content pipeline,
+// the hashes routing and flights use, its tenant's budget and economy mode. A fresh cache
+// hit needs none of it.
+func (c *Client) finish(r *request, now int64) error {
+	if err := c.prepareContent(r); err != nil {
+		return err
 	}
-	r.regions = regionsHash(c.hashSeed, req.Regions)
-	r.tenant = c.budget.tenant(req.Tenant)
-	if req.Priority != PriorityHigh {
-		r.economy = c.budgetFraction(r, now) >= r.s.economyAt
+	if r.UserID != "" {
+		r.userHash = maphash.String(c.hashSeed, r.UserID)
 	}
-	r.economy = r.economy || (req.Priority != PriorityHigh && r.s.peak(now))
+	r.regions = regionsHash(c.hashSeed, r.Regions)
+	r.tenant = c.budget.tenant(r.Tenant)
+	if r.Priority != PriorityHigh {
+		r.economy = c.budgetFraction(r, now) >= r.s.economyAt || r.s.peak(now)
+	}
 	return nil
 }
 
