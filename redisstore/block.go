@@ -75,9 +75,11 @@ type limit struct {
 // want is the block this replica aims to hold: demandWindow of its demand.
 func (l *limit) want(now time.Time, amount float64) float64 {
 	if !l.at.IsZero() {
-		dt := now.Sub(l.at).Seconds()
-		if dt > 0 {
-			l.demand *= math.Exp(-dt / demandWindow.Seconds())
+		switch x := now.Sub(l.at).Seconds() / demandWindow.Seconds(); {
+		case x > 1e-4:
+			l.demand *= math.Exp(-x)
+		case x > 0: // calls a few µs apart: exp(-x) to 1e-12 without math.Exp
+			l.demand *= 1 - x + x*x/2
 		}
 	}
 	l.at = now
@@ -130,6 +132,7 @@ func (l *limit) dropSpentOrphans() {
 type limits struct {
 	mu sync.Mutex
 	m  map[string]*limit // "b" or "q:ENGINE" -> the current period's limit
+	qs map[string]string // ENGINE -> "q:ENGINE", made once: as many as the engines admitted to
 	wg sync.WaitGroup    // asynchronous refills
 }
 
@@ -155,6 +158,27 @@ func (ls *limits) getIn(slot, key string, start, end time.Time, quota bool, g *g
 	return l
 }
 
+// quotaLimit returns the engine's quota limit for the period [start, end), making its slot
+// and key only for a period it does not hold yet (no allocation on the hot path).
+func (s *Store) quotaLimit(engine string, start, end time.Time) *limit {
+	ls := &s.blocks
+	ls.mu.Lock()
+	slot, ok := ls.qs[engine]
+	if !ok {
+		if ls.qs == nil {
+			ls.qs = map[string]string{}
+		}
+		slot = "q:" + engine
+		ls.qs[engine] = slot
+	}
+	l := ls.m[slot]
+	ls.mu.Unlock()
+	if l != nil && l.start.Equal(start) {
+		return l
+	}
+	return ls.get(slot, s.k.quota(engine, start), start, end, true)
+}
+
 func (ls *limits) all() []*limit {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
@@ -165,11 +189,10 @@ func (ls *limits) all() []*limit {
 	return out
 }
 
-// reserve takes amount of l for one call: from a held block, else from a block refilled
-// now, within WithTimeout of its turn. A nil block with a nil error is a refusal (the limit is reached); exhausted reports
+// reserve takes amount of l for one call admitted at now: from a held block, else from a
+// block refilled now, within WithTimeout of its turn. A nil block with a nil error is a refusal (the limit is reached); exhausted reports
 // whether nothing of it remains anywhere (for the quota's Until).
-func (s *Store) reserve(ctx context.Context, l *limit, amount, lim float64) (b *block, exhausted bool, err error) {
-	now := s.o.now()
+func (s *Store) reserve(ctx context.Context, l *limit, amount, lim float64, now time.Time) (b *block, exhausted bool, err error) {
 	l.mu.Lock()
 	l.lim, l.unit = lim, amount
 	want := l.want(now, amount)
