@@ -67,6 +67,7 @@ type limit struct {
 	dryLim  float64   // of this limit; a higher limit asks at once
 	spent   float64
 	reserve float64 // the figures at the last refill
+	writes  int64   // the figure key's write count (v) in the last reply: lower later means lost writes
 	rmu     sync.Mutex
 	timer   *time.Timer // renews or returns the block when the replica goes quiet
 	stopped bool        // by Flush: no timer until the next block
@@ -305,7 +306,7 @@ func (s *Store) refillLocked(ctx context.Context, l *limit, want, need float64, 
 	if ret {
 		l.cur = nil // returned: no admission takes from it any more
 	}
-	lim, ttl, unit := l.lim, ms(l.end.Sub(now)+24*time.Hour), l.unit
+	lim, ttl, unit, writes := l.lim, ms(l.end.Sub(now)+24*time.Hour), l.unit, l.writes
 	l.mu.Unlock()
 	mode := "r"
 	if ret {
@@ -321,7 +322,7 @@ func (s *Store) refillLocked(ctx context.Context, l *limit, want, need float64, 
 	r, err := s.sc.block.Run(ctx, s.rdb, []string{l.key, bx, ek},
 		now.UnixMilli(), deadline, known, id, fnum(spent), fnum(add), fnum(need), fnum(want),
 		fnum(lim), now.Add(BlockTTL).UnixMilli(), ttl, l.start.UnixMilli(), mode, newLeaseID(),
-		fnum(unit), fnum(max(free, 0))).Slice()
+		fnum(unit), fnum(max(free, 0)), writes).Slice()
 	if err == nil {
 		err = s.applyBlock(l, r, sent, now)
 	}
@@ -339,7 +340,7 @@ func (s *Store) refillLocked(ctx context.Context, l *limit, want, need float64, 
 
 func (s *Store) applyBlock(l *limit, r []any, sent, now time.Time) error {
 	bad := errors.New("redisstore: malformed reply from the block script")
-	if len(r) != 8 {
+	if len(r) != 9 {
 		if len(r) == 2 { // late: learn the clock again
 			srv, _ := r[1].(int64)
 			s.learnOffset(sent, time.Now(), srv)
@@ -352,6 +353,7 @@ func (s *Store) applyBlock(l *limit, r []any, sent, now time.Time) error {
 	g, sp, fs, fr := str(r[2]), str(r[3]), str(r[4]), str(r[5])
 	srv, _ := r[6].(int64)
 	epoch, _ := r[7].(string)
+	writes, _ := r[8].(int64)
 	s.learnOffset(sent, time.Now(), srv)
 	s.learnEpoch(l, epoch)
 	l.mu.Lock()
@@ -360,6 +362,7 @@ func (s *Store) applyBlock(l *limit, r []any, sent, now time.Time) error {
 		l.spent, l.reserve = fs, fr
 	}
 	l.retryAt, l.fails = time.Time{}, 0
+	l.writes = max(l.writes, writes)
 	switch {
 	case code == codeLost:
 		l.lost = true
