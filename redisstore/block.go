@@ -35,10 +35,16 @@ type block struct {
 	reported float64
 	spent    float64
 	inflight float64
+	calls    int       // in flight: inflight is 0 exactly when none is (a float sum of reservations and releases leaves residue)
 	expires  time.Time // when Redis charges it as spent unless renewed
 }
 
 func (b *block) free() float64 { return b.granted - b.spent - b.inflight }
+
+func (b *block) reserveCall(amount float64) {
+	b.inflight += amount
+	b.calls++
+}
 
 // limit is one budget day or one quota period as this replica sees it: the block it holds,
 // blocks it can no longer renew (orphans: Redis charged them as spent in full, or lost
@@ -94,7 +100,7 @@ func (l *limit) take(amount float64, now time.Time) *block {
 	l.dropSpentOrphans()
 	for _, b := range l.orphans {
 		if b.free() >= amount-1e-9 {
-			b.inflight += amount
+			b.reserveCall(amount)
 			return b
 		}
 	}
@@ -103,13 +109,13 @@ func (l *limit) take(amount float64, now time.Time) *block {
 			l.orphans = append(l.orphans, b)
 			l.cur = nil
 			if b.free() >= amount-1e-9 {
-				b.inflight += amount
+				b.reserveCall(amount)
 				return b
 			}
 			return nil
 		}
 		if b.free() >= amount-1e-9 {
-			b.inflight += amount
+			b.reserveCall(amount)
 			return b
 		}
 	}
@@ -286,6 +292,9 @@ func (l *limit) settle(b *block, reserved, cost float64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	b.inflight = max(b.inflight-reserved, 0)
+	if b.calls--; b.calls <= 0 { // the last call in flight: no residue keeps Flush from returning the block
+		b.calls, b.inflight = 0, 0
+	}
 	b.spent += cost
 }
 
@@ -303,6 +312,7 @@ func (s *Store) refillLocked(ctx context.Context, l *limit, want, need float64, 
 		l.mu.Unlock()
 		return nil // nothing to return, or calls in flight: renewed later, or swept
 	}
+	returned := l.cur
 	if ret {
 		l.cur = nil // returned: no admission takes from it any more
 	}
@@ -328,6 +338,9 @@ func (s *Store) refillLocked(ctx context.Context, l *limit, want, need float64, 
 	}
 	if err != nil {
 		l.mu.Lock()
+		if ret && l.cur == nil { // not returned: kept, for the next Flush or a renewal
+			l.cur = returned
+		}
 		if l.fails++; l.fails > 1 { // one timeout on a busy host is not an outage yet
 			l.retryAt = now.Add(s.probeEvery())
 		}

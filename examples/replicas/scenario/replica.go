@@ -63,7 +63,10 @@ type Config struct {
 	// FlushAt is when Redis loses every key (FLUSHALL), from the start; 0: never.
 	FlushAt time.Duration
 	// Weights, when set, scale each replica's Rate: replica i asks Rate*Weights[i] requests/s.
-	Weights    []float64
+	Weights []float64
+	// SpendAll keeps a replica's load on past Duration until the budget's spent figure alone
+	// leaves less than a call (blocks other replicas hold do not stop it), or MaxDuration.
+	SpendAll   bool
 	RetryEvery int    // every n-th request also retries a request another replica sent; 0 none
 	RedisURL   string // redis://host:port/db, as redis.ParseURL reads it
 	Prefix     string
@@ -108,6 +111,15 @@ func ZipfFlushAll() Config {
 	return Config{Replicas: 8, Rate: 40, Weights: w, Duration: 8 * time.Second, MaxDuration: 10 * time.Second,
 		StoreTimeout: 200 * time.Millisecond, Daily: 6, CostPerMillion: 100, Quota: 14_400,
 		Pinned: []string{PaidEngine}, EngineLatency: 30 * time.Millisecond, FlushAt: 3 * time.Second}
+}
+
+// Zipf is the third scenario: ZipfFlushAll's 8 replicas and Zipf(1.1)-skewed load without
+// the FLUSHALL, each replica going on until the budget is spent (SpendAll): the blocks sized
+// from each replica's own rate must leave nothing stranded, however skewed the load.
+func Zipf() Config {
+	cfg := ZipfFlushAll()
+	cfg.FlushAt, cfg.SpendAll, cfg.MaxDuration = 0, true, 14*time.Second
+	return cfg
 }
 
 // rate is replica i's requests per second.
@@ -380,7 +392,7 @@ func load(c *translate.Client, st *taggedStore, cfg Config, i int) error {
 			if err != nil {
 				return err
 			}
-			if d := time.Since(start); d >= cfg.MaxDuration || (d >= cfg.Duration && budgetSpent(cfg, b)) {
+			if d := time.Since(start); d >= cfg.MaxDuration || (d >= cfg.Duration && budgetSpent(cfg, b, !cfg.SpendAll)) {
 				wg.Wait()
 				return nil
 			}
@@ -388,8 +400,13 @@ func load(c *translate.Client, st *taggedStore, cfg Config, i int) error {
 	}
 }
 
-// budgetSpent reports whether b leaves less than one paid call of the budget.
-func budgetSpent(cfg Config, b translate.BudgetStatus) bool {
+// budgetSpent reports whether b leaves less than one paid call of the budget, counting what
+// blocks reserve as spent when reserved is true.
+func budgetSpent(cfg Config, b translate.BudgetStatus, reserved bool) bool {
 	call := TextChars * cfg.CostPerMillion / 1e6
-	return b.Spent+b.Reserved > cfg.Daily-call+1e-9
+	used := b.Spent
+	if reserved {
+		used += b.Reserved
+	}
+	return used > cfg.Daily-call+1e-9
 }

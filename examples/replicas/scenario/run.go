@@ -289,8 +289,11 @@ func (rep *Report) readRecords() error {
 // others mean anything: demand must have been refused for the budget and for the quota.
 func (rep *Report) Verdicts() []Verdict {
 	cfg := rep.Config
-	if cfg.FlushAt > 0 {
+	switch {
+	case cfg.FlushAt > 0:
 		return rep.flushVerdicts()
+	case cfg.SpendAll:
+		return rep.spendVerdicts()
 	}
 	const eps = 1e-9
 	diff := rep.StoreSpent - rep.EngineSpend
@@ -331,6 +334,29 @@ func (rep *Report) flushVerdicts() []Verdict {
 		{"engines' spend within the budget after FLUSHALL (overrun 0)", rep.EngineSpend <= cfg.Daily+eps,
 			fmt.Sprintf("%.4f of %.4f credits (%.1f%%); %.1f%% stranded: the blocks held at the loss serve on, no new block is granted from the lost day (%.4f credits were in blocks just before FLUSHALL)",
 				rep.EngineSpend, cfg.Daily, 100*rep.EngineSpend/cfg.Daily, 100*(cfg.Daily-rep.EngineSpend)/cfg.Daily, rep.BeforeFlush)},
+		rep.opsVerdict(),
+		{"no request id reached an engine twice", len(rep.Duplicates) == 0,
+			fmt.Sprintf("%d duplicates %v", len(rep.Duplicates), first(rep.Duplicates, 5))},
+	}
+}
+
+// spendVerdicts checks a run that spends the whole budget: the engines got at least 99.9%
+// of it and never more, at most 0.1% is stranded (not sent to an engine, or still reserved
+// in a block once every replica returned its blocks), no request id twice.
+func (rep *Report) spendVerdicts() []Verdict {
+	cfg := rep.Config
+	const eps = 1e-9
+	stranded := max(cfg.Daily-rep.EngineSpend, 0)
+	return []Verdict{
+		{"demand exceeded the budget", rep.UnservedPaid > 0,
+			fmt.Sprintf("not served: %d requests; the paid engine got %d calls", rep.UnservedPaid, rep.PaidCalls)},
+		{"engines' spend within the budget", rep.EngineSpend <= cfg.Daily+eps,
+			fmt.Sprintf("%.4f of %.4f credits", rep.EngineSpend, cfg.Daily)},
+		{"at least 99.9% of the budget spent", rep.EngineSpend >= 0.999*cfg.Daily-eps,
+			fmt.Sprintf("%.3f%% sent to the engines (%d calls)", 100*rep.EngineSpend/cfg.Daily, rep.PaidCalls)},
+		{"at most 0.1% stranded at the end", stranded <= 0.001*cfg.Daily+eps && rep.DeadBlock <= 0.001*cfg.Daily+eps,
+			fmt.Sprintf("%.3f%% of the budget not sent to an engine; %.3f%% still reserved in blocks after every replica returned its own",
+				100*stranded/cfg.Daily, 100*rep.DeadBlock/cfg.Daily)},
 		rep.opsVerdict(),
 		{"no request id reached an engine twice", len(rep.Duplicates) == 0,
 			fmt.Sprintf("%d duplicates %v", len(rep.Duplicates), first(rep.Duplicates, 5))},
