@@ -28,21 +28,11 @@ func TestClusterLossyFailoverOverrunsNothing(t *testing.T) {
 	t.Cleanup(cl.Stop)
 	const daily = 20_000.0
 	clk := newClock(t0)
-	var stores []*Store
-	for range 3 {
-		st, err := New(newClusterClient(t, cl.Addrs), WithPrefix("{lossy}:"), withClock(clk), WithTimeout(200*time.Millisecond))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(st.blocks.wg.Wait)
-		stores = append(stores, st)
-	}
-	cr := &clusterRun{stores: stores, clk: clk, daily: daily}
+	cr := &clusterRun{stores: clusterStores(t, cl, "{lossy}:", 3, clk), clk: clk, daily: daily}
 	for range 100 { // 3,000 calls
 		cr.step(t, 10)
 	}
-	ctx := context.Background()
-	master, err := newClusterClient(t, cl.Addrs).MasterForKey(ctx, "{lossy}:E")
+	master, err := newClusterClient(t, cl.Addrs).MasterForKey(context.Background(), "{lossy}:E")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,9 +41,8 @@ func TestClusterLossyFailoverOverrunsNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	replica := newClient(t, raddr)
-	lostWrites(t, replica, master, func() {
-		for _, st := range stores {
+	lostWrites(t, newClient(t, raddr), master, func() {
+		for _, st := range cr.stores {
 			grabTheRest(t, st, daily)
 		}
 	})
@@ -61,19 +50,7 @@ func TestClusterLossyFailoverOverrunsNothing(t *testing.T) {
 	if err := cl.Kill(maddr); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cl.WaitMaster(raddr, failoverLimit) }()
-	for waiting := true; waiting; {
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Fatal(err)
-			}
-			waiting = false
-		case <-time.After(10 * time.Millisecond):
-			cr.step(t, 10)
-		}
-	}
+	promoted(t, cr, cl, raddr)
 	t.Logf("master %s killed with writes its replica %s never saw; promoted after %v", maddr, raddr, time.Since(killed).Round(time.Millisecond))
 	for idle := 0; idle < 300; {
 		if cr.step(t, 10) == 0 {
@@ -83,12 +60,43 @@ func TestClusterLossyFailoverOverrunsNothing(t *testing.T) {
 			idle = 0
 		}
 	}
-	t.Logf("granted %.0f of %.0f; figures lost: %v", cr.granted, daily, anyLost(stores))
+	t.Logf("granted %.0f of %.0f; figures lost: %v", cr.granted, daily, anyLost(cr.stores))
 	if cr.granted > daily {
 		t.Errorf("granted %.0f: %.1f%% over the budget of %.0f after a lossy failover", cr.granted, 100*(cr.granted/daily-1), daily)
 	}
-	if !anyLost(stores) {
+	if !anyLost(cr.stores) {
 		t.Error("no store noticed that the promoted replica lost writes")
+	}
+}
+
+// clusterStores are n stores on cl with prefix and the virtual clock clk.
+func clusterStores(t *testing.T, cl *redistest.Cluster, prefix string, n int, clk *clock) []*Store {
+	var stores []*Store
+	for range n {
+		st, err := New(newClusterClient(t, cl.Addrs), WithPrefix(prefix), withClock(clk), WithTimeout(200*time.Millisecond))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(st.blocks.wg.Wait)
+		stores = append(stores, st)
+	}
+	return stores
+}
+
+// promoted steps cr until the replica at raddr is a master, for at most failoverLimit.
+func promoted(t *testing.T, cr *clusterRun, cl *redistest.Cluster, raddr string) {
+	done := make(chan error, 1)
+	go func() { done <- cl.WaitMaster(raddr, failoverLimit) }()
+	for {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+			return
+		case <-time.After(10 * time.Millisecond):
+			cr.step(t, 10)
+		}
 	}
 }
 
