@@ -74,6 +74,7 @@ type limit struct {
 	spent   float64
 	reserve float64 // the figures at the last refill
 	writes  int64   // the figure key's write count (v) in the last reply: lower later means lost writes
+	nextID  string  // the id a new block gets: kept until a reply names it
 	rmu     sync.Mutex
 	timer   *time.Timer // renews or returns the block when the replica goes quiet
 	stopped bool        // by Flush: no timer until the next block
@@ -317,6 +318,10 @@ func (s *Store) refillLocked(ctx context.Context, l *limit, want, need float64, 
 		l.cur = nil // returned: no admission takes from it any more
 	}
 	lim, ttl, unit, writes := l.lim, ms(l.end.Sub(now)+24*time.Hour), l.unit, l.writes
+	if l.nextID == "" {
+		l.nextID = newLeaseID()
+	}
+	nextID := l.nextID // the same until a reply names it: a grant whose reply was lost is adopted, not stranded
 	l.mu.Unlock()
 	mode := "r"
 	if ret {
@@ -331,7 +336,7 @@ func (s *Store) refillLocked(ctx context.Context, l *limit, want, need float64, 
 	bx, ek, known := s.groupKeys(l)
 	r, err := s.sc.block.Run(ctx, s.rdb, []string{l.key, bx, ek},
 		now.UnixMilli(), deadline, known, id, fnum(spent), fnum(add), fnum(need), fnum(want),
-		fnum(lim), now.Add(BlockTTL).UnixMilli(), ttl, l.start.UnixMilli(), mode, newLeaseID(),
+		fnum(lim), now.Add(BlockTTL).UnixMilli(), ttl, l.start.UnixMilli(), mode, nextID,
 		fnum(unit), fnum(max(free, 0)), writes).Slice()
 	if err == nil {
 		err = s.applyBlock(l, r, sent, now)
@@ -376,6 +381,9 @@ func (s *Store) applyBlock(l *limit, r []any, sent, now time.Time) error {
 	}
 	l.retryAt, l.fails = time.Time{}, 0
 	l.writes = max(l.writes, writes)
+	if id == l.nextID {
+		l.nextID = ""
+	}
 	switch {
 	case code == codeLost:
 		l.lost = true

@@ -20,7 +20,8 @@ import "github.com/redis/go-redis/v9"
 // Block: KEYS figure key, bx, E. ARGV now(ms), deadline(server µs, 0 none), known epoch,
 // block id ("" none), spent (cumulative), add (wanted), need, want (demandWindow of demand),
 // limit, block expiry(ms), key ttl(ms), period start(ms), mode ('r' renew and refill, 'x'
-// return), id for a new block, unit (the replica's call size), the block's free part now,
+// return), id for a new block (the replica keeps it until a reply names it: a block of that
+// id granted before, whose reply was lost, is adopted), unit (the replica's call size), the block's free part now,
 // the figure key's write count v last seen (0 none).
 // Reply {code, id, granted, reported, s, r, server time(µs), epoch, v}; {codeLate, server time} when late.
 const luaBlock = `
@@ -95,7 +96,9 @@ if g and not sw then
 else
   if g then redis.call('HDEL', K, 'k' .. id) end
   id = ARGV[14]
-  g, sp = 0, 0
+  -- a new block this replica asked for before without hearing the answer: adopt it
+  g, sp, sw = rec(K, id)
+  if not g or sw then g, sp = 0, 0 end
 end
 if ARGV[13] == 'x' then
   r = math.max(r - (g - sp), 0)

@@ -89,9 +89,42 @@ func Run(ctx context.Context, cfg Config, exe string, args []string, redisPause 
 	if err != nil {
 		return nil, err
 	}
-	var mu sync.Mutex
 	var readers sync.WaitGroup
-	cmds := make([]*exec.Cmd, cfg.Replicas)
+	cmds, err := rep.start(ctx, exe, args, body, logs, &readers)
+	if err != nil {
+		return nil, err
+	}
+	if err := rep.events(ctx, rdb, cmds, redisPause); err != nil {
+		return nil, err
+	}
+	readers.Wait()
+	for i, cmd := range cmds {
+		if err := cmd.Wait(); err != nil && (cfg.KillAt == 0 || i != cfg.Replicas-1) {
+			return nil, fmt.Errorf("replica %d: %w", i, err)
+		}
+	}
+	for _, reps := range rep.Seconds {
+		for _, s := range reps {
+			rep.UnservedPaid += s.UnservedPaid
+			rep.UnservedQuota += s.UnservedQuota
+			rep.RefusedIDs += s.RefusedIDs
+			rep.Requests += s.OK + s.Refused + s.Failed
+		}
+	}
+	rep.BlockCalls, rep.RedisCommands, rep.RedisByName = evalshaCalls(ctx, rdb)
+	if err := rep.readRecords(); err != nil {
+		return nil, err
+	}
+	rep.StoreSpent, rep.DeadBlock, err = storeFigure(ctx, rdb, cfg)
+	rep.StoreQuota, rep.DeadQuota = quotaFigure(ctx, rdb, cfg)
+	return rep, err
+}
+
+// start starts cfg.Replicas copies of exe and reads each one's seconds into rep.Seconds
+// with a reader of its own, counted in readers.
+func (rep *Report) start(ctx context.Context, exe string, args []string, body []byte, logs io.Writer, readers *sync.WaitGroup) ([]*exec.Cmd, error) {
+	var mu sync.Mutex
+	cmds := make([]*exec.Cmd, rep.Config.Replicas)
 	for i := range cmds {
 		cmd := exec.CommandContext(ctx, exe, args...)
 		cmd.Env = append(os.Environ(), EnvReplica+"="+strconv.Itoa(i), EnvConfig+"="+string(body))
@@ -120,30 +153,7 @@ func Run(ctx context.Context, cfg Config, exe string, args []string, redisPause 
 			}
 		})
 	}
-	if err := rep.events(ctx, rdb, cmds, redisPause); err != nil {
-		return nil, err
-	}
-	readers.Wait()
-	for i, cmd := range cmds {
-		if err := cmd.Wait(); err != nil && (cfg.KillAt == 0 || i != cfg.Replicas-1) {
-			return nil, fmt.Errorf("replica %d: %w", i, err)
-		}
-	}
-	for _, reps := range rep.Seconds {
-		for _, s := range reps {
-			rep.UnservedPaid += s.UnservedPaid
-			rep.UnservedQuota += s.UnservedQuota
-			rep.RefusedIDs += s.RefusedIDs
-			rep.Requests += s.OK + s.Refused + s.Failed
-		}
-	}
-	rep.BlockCalls, rep.RedisCommands, rep.RedisByName = evalshaCalls(ctx, rdb)
-	if err := rep.readRecords(); err != nil {
-		return nil, err
-	}
-	rep.StoreSpent, rep.DeadBlock, err = storeFigure(ctx, rdb, cfg)
-	rep.StoreQuota, rep.DeadQuota = quotaFigure(ctx, rdb, cfg)
-	return rep, err
+	return cmds, nil
 }
 
 // events kills the last replica at KillAt, FLUSHALLs Redis at FlushAt and pauses it at
