@@ -48,6 +48,23 @@ type MemoryStore interface {
 	MemoryPut(ctx context.Context, e memory.Entry) error
 }
 
+// CacheStore is a Store that tells whether it keeps a second-level cache. A Client hashes
+// a request's content into Admission.CacheKey and Settlement.CacheKey only for a Store that
+// is not a CacheStore or whose SharedCache reports true: for one without a cache that hash
+// is work on every miss for nothing. redisstore implements it (true with WithCache).
+type CacheStore interface {
+	Store
+	// SharedCache reports whether the Store keeps a second-level cache; the answer must not
+	// change over the Store's life.
+	SharedCache() bool
+}
+
+// sharesCache reports whether s may use a second-level cache key.
+func sharesCache(s Store) bool {
+	cs, ok := s.(CacheStore)
+	return !ok || cs.SharedCache()
+}
+
 // EngineHold is an engine held out for every Client of a HoldStore until Until: Kind is
 // KindUnavailable (a Client's breaker opened), KindQuotaExhausted or KindUnauthorized.
 type EngineHold struct {

@@ -32,7 +32,9 @@ const unauthorizedHold = 5 * time.Minute
 // why the call is refused.
 func (c *Client) storeAdmit(w *walk, e *engine, l *lease) error {
 	r := w.r
-	a := Admission{Now: c.clock.Now(), Engine: e.name, RequestID: storeRequestID(r), Chars: l.chars,
+	// The request's clock (one clock per request, as its local budget reads it), and the
+	// real time for the wait.
+	a := Admission{Now: time.Unix(0, w.now), Engine: e.name, RequestID: storeRequestID(r), Chars: l.chars,
 		Quota: e.prof.Quota, QuotaPeriod: e.prof.QuotaPeriod, LeaseTTL: e.prof.Timeout + leaseMargin}
 	if !e.free {
 		a.Credits = l.cost
@@ -108,36 +110,57 @@ func (c *Client) storeSettle(w *walk, e *engine, l *lease, out *EngineResult, er
 	if l.store == "" {
 		return
 	}
-	s := Settlement{Lease: l.store, Now: c.clock.Now(), Sent: sent}
+	now, real := c.storeClock()
+	s := Settlement{Lease: l.store, Now: now, Sent: sent}
 	if sent {
 		s.Credits, s.Chars = cost, chars
 	}
-	var text string
-	single := false
-	if err == nil {
-		text, single = w.storedText(out)
-	}
-	switch {
-	case err == nil && single:
-		s.Answer = &StoredAnswer{Text: text, Engine: e.name, Source: out.Source.String()}
-		if w.r.src != nil {
-			s.Answer.Source = w.r.src.Canon
-		}
-		if !w.stage.degraded() { // a fallback's answer is not shared as a fresh one (cache.go: degradedTTL)
-			s.CacheKey = c.storeKey(w.r)
-		}
-	case err != nil && w.r.RequestID != "":
-		s.Answer = &StoredAnswer{Kind: KindOf(err), Engine: e.name}
-	}
-	if w.r.RequestID == "" && s.CacheKey == "" {
-		s.Answer = nil
-	}
-	ctx := newStoreCtx(nil, time.Now().Add(storeWait))
+	s.Answer, s.CacheKey = c.storedAnswer(w, e, out, err)
+	ctx := newStoreCtx(nil, real.Add(storeWait))
 	if err := c.store.Settle(ctx, s); err != nil {
 		c.obs.warn("store unreachable: settlement left to the lease's expiry", e.name)
 	}
 	ctx.release()
 	l.store = ""
+}
+
+// storedAnswer is what a settlement asks the Store to remember of the call, and under
+// which second-level cache key: the text of a single answer (cached unless a fallback made
+// it), or the failure's kind for a request id; nil when there is nothing to remember.
+func (c *Client) storedAnswer(w *walk, e *engine, out *EngineResult, err error) (*StoredAnswer, string) {
+	rid := w.r.RequestID != ""
+	if err != nil {
+		if rid {
+			return &StoredAnswer{Kind: KindOf(err), Engine: e.name}, ""
+		}
+		return nil, ""
+	}
+	key := ""
+	if !w.stage.degraded() { // a fallback's answer is not shared as a fresh one (cache.go: degradedTTL)
+		key = c.storeKey(w.r)
+	}
+	if !rid && key == "" {
+		return nil, "" // no StoredAnswer made
+	}
+	text, single := w.storedText(out)
+	if !single {
+		return nil, ""
+	}
+	a := &StoredAnswer{Text: text, Engine: e.name, Source: out.Source.String()}
+	if w.r.src != nil {
+		a.Source = w.r.src.Canon
+	}
+	return a, key
+}
+
+// storeClock reads the Client's clock and the real time for a Store call: once when the
+// Client runs on the system clock.
+func (c *Client) storeClock() (now, real time.Time) {
+	real = time.Now()
+	if _, sys := c.clock.(systemClock); sys {
+		return real, real
+	}
+	return c.clock.Now(), real
 }
 
 // storeHold shares a vendor's refusal with every Client of the Store.
@@ -157,7 +180,7 @@ func (c *Client) storeHold(e *engine, kind Kind, until int64) {
 // r may not use a shared entry: no cache, a pin without fallback (the entry may be another
 // engine's), or a region rule (the entry's engine may be outside it).
 func (c *Client) storeKey(r *request) string {
-	if !c.cacheable(r) || (r.pinned != nil && !r.AllowFallback) || len(r.Regions) > 0 {
+	if !c.cacheable(r) || (r.pinned != nil && !r.AllowFallback) || len(r.Regions) > 0 || !sharesCache(c.store) {
 		return ""
 	}
 	return r.digest.key(r)

@@ -31,11 +31,10 @@ func (s *Store) Admit(ctx context.Context, a translate.Admission) (translate.Adm
 		return got, nil
 	}
 	now := s.o.now()
-	s.refreshHold(a.Engine, now)
-	if h, ok := s.loc.held(a.Engine, now); ok {
+	if h, ok := s.admitHold(a.Engine, now); ok {
 		return translate.Admitted{Refused: h.kind, Until: h.until, QuotaLeft: -1}, nil
 	}
-	c := &call{engine: a.Engine, expires: now.Add(a.LeaseTTL)}
+	c := &call{engine: a.Engine, expires: now.Add(a.LeaseTTL), at: now}
 	got, err := s.reserveAll(parent, a, c)
 	if err != nil || got.Refused != translate.KindUnknown {
 		return got, err
@@ -99,9 +98,9 @@ func (s *Store) reserveAll(ctx context.Context, a translate.Admission, c *call) 
 	}
 	if a.Quota > 0 {
 		start, end := quotaPeriod(a.Now, a.QuotaPeriod)
-		c.quota = s.blocks.get("q:"+a.Engine, s.k.quota(a.Engine, start), start, end, true)
+		c.quota = s.quotaLimit(a.Engine, start, end)
 		if a.Chars > 0 {
-			b, exhausted, err := s.reserve(ctx, c.quota, float64(a.Chars), float64(a.Quota))
+			b, exhausted, err := s.reserve(ctx, c.quota, float64(a.Chars), float64(a.Quota), c.at)
 			if err != nil {
 				s.release(c)
 				return got, s.blockErr(err)
@@ -126,14 +125,14 @@ func (s *Store) reserveAll(ctx context.Context, a translate.Admission, c *call) 
 // month and the tenant's budgets (tenant.go). On a refusal or an error the caller releases
 // what c holds.
 func (s *Store) reserveBudgets(ctx context.Context, a *translate.Admission, c *call, got *translate.Admitted) error {
-	start, end := day(a.Now)
+	start, end := s.days.of(a.Now)
 	c.budget = s.blocks.period("b", start, end, nil, s.k.budget) // the key is made for a new day only
 	lim := a.Daily
 	if lim == 0 {
 		lim = unlimited // the spend is still shared, for Client.Budget
 	}
 	if a.Credits > 0 {
-		b, _, err := s.reserve(ctx, c.budget, a.Credits, lim)
+		b, _, err := s.reserve(ctx, c.budget, a.Credits, lim, c.at)
 		if err != nil {
 			return s.blockErr(err)
 		}
@@ -190,7 +189,8 @@ func (s *Store) release(c *call) {
 }
 
 func (s *Store) register(c *call, now time.Time) string {
-	tok := "B" + strconv.FormatUint(s.seq.Add(1), 36) // unique in s.calls
+	var buf [16]byte                                                          // "B" and at most 13 base-36 digits: one allocation, the string's
+	tok := string(strconv.AppendUint(append(buf[:0], 'B'), s.seq.Add(1), 36)) // unique in s.calls
 	s.callsMu.Lock()
 	defer s.callsMu.Unlock()
 	if now.After(s.nextPrune) {
@@ -272,35 +272,35 @@ func (s *Store) claim(ctx context.Context, rkey, engine string, now time.Time) (
 	return prior, refused, nil
 }
 
-// refreshHold reads the engine's shared hold: in the call the first time this Client
+// admitHold reports the engine's hold that refuses an admission at now, as last known here.
+// It reads the engine's shared hold from Redis in the call the first time this Client
 // admits to the engine, then in the background at most once per holdRefresh.
-func (s *Store) refreshHold(engine string, now time.Time) {
-	if s.loc.isDegraded() {
+func (s *Store) admitHold(engine string, now time.Time) (heldEngine, bool) {
+	first, due, h, ok := s.loc.holdNow(engine, now, !s.loc.isDegraded())
+	switch {
+	case first:
+		s.readHold(engine)
+		return s.loc.held(engine, now)
+	case due:
+		s.blocks.wg.Add(1)
+		go func() {
+			defer s.blocks.wg.Done()
+			s.readHold(engine)
+		}()
+	}
+	return h, ok
+}
+
+// readHold reads the engine's shared hold from Redis.
+func (s *Store) readHold(engine string) {
+	ctx, cancel := context.WithTimeout(context.Background(), s.o.timeout)
+	defer cancel()
+	v, err := s.rdb.Get(ctx, s.k.hold(engine)).Result()
+	if err != nil {
 		return
 	}
-	first, due := s.loc.holdDue(engine, now)
-	if !due {
-		return
-	}
-	read := func() {
-		ctx, cancel := context.WithTimeout(context.Background(), s.o.timeout)
-		defer cancel()
-		v, err := s.rdb.Get(ctx, s.k.hold(engine)).Result()
-		if err != nil {
-			return
-		}
-		kind, until := parseHold(v)
-		s.loc.learnHold(engine, kind, until)
-	}
-	if first {
-		read()
-		return
-	}
-	s.blocks.wg.Add(1)
-	go func() {
-		defer s.blocks.wg.Done()
-		read()
-	}()
+	kind, until := parseHold(v)
+	s.loc.learnHold(engine, kind, until)
 }
 
 // Settle implements translate.Store: it charges the call's blocks in process; it remembers

@@ -35,10 +35,16 @@ type block struct {
 	reported float64
 	spent    float64
 	inflight float64
+	calls    int       // in flight: inflight is 0 exactly when none is (a float sum of reservations and releases leaves residue)
 	expires  time.Time // when Redis charges it as spent unless renewed
 }
 
 func (b *block) free() float64 { return b.granted - b.spent - b.inflight }
+
+func (b *block) reserveCall(amount float64) {
+	b.inflight += amount
+	b.calls++
+}
 
 // limit is one budget day or one quota period as this replica sees it: the block it holds,
 // blocks it can no longer renew (orphans: Redis charged them as spent in full, or lost
@@ -67,6 +73,8 @@ type limit struct {
 	dryLim  float64   // of this limit; a higher limit asks at once
 	spent   float64
 	reserve float64 // the figures at the last refill
+	writes  int64   // the figure key's write count (v) in the last reply: lower later means lost writes
+	nextID  string  // the id a new block gets: kept until a reply names it
 	rmu     sync.Mutex
 	timer   *time.Timer // renews or returns the block when the replica goes quiet
 	stopped bool        // by Flush: no timer until the next block
@@ -75,9 +83,11 @@ type limit struct {
 // want is the block this replica aims to hold: demandWindow of its demand.
 func (l *limit) want(now time.Time, amount float64) float64 {
 	if !l.at.IsZero() {
-		dt := now.Sub(l.at).Seconds()
-		if dt > 0 {
-			l.demand *= math.Exp(-dt / demandWindow.Seconds())
+		switch x := now.Sub(l.at).Seconds() / demandWindow.Seconds(); {
+		case x > 1e-4:
+			l.demand *= math.Exp(-x)
+		case x > 0: // calls a few µs apart: exp(-x) to 1e-12 without math.Exp
+			l.demand *= 1 - x + x*x/2
 		}
 	}
 	l.at = now
@@ -91,7 +101,7 @@ func (l *limit) take(amount float64, now time.Time) *block {
 	l.dropSpentOrphans()
 	for _, b := range l.orphans {
 		if b.free() >= amount-1e-9 {
-			b.inflight += amount
+			b.reserveCall(amount)
 			return b
 		}
 	}
@@ -100,13 +110,13 @@ func (l *limit) take(amount float64, now time.Time) *block {
 			l.orphans = append(l.orphans, b)
 			l.cur = nil
 			if b.free() >= amount-1e-9 {
-				b.inflight += amount
+				b.reserveCall(amount)
 				return b
 			}
 			return nil
 		}
 		if b.free() >= amount-1e-9 {
-			b.inflight += amount
+			b.reserveCall(amount)
 			return b
 		}
 	}
@@ -130,6 +140,7 @@ func (l *limit) dropSpentOrphans() {
 type limits struct {
 	mu sync.Mutex
 	m  map[string]*limit // "b" or "q:ENGINE" -> the current period's limit
+	qs map[string]string // ENGINE -> "q:ENGINE", made once: as many as the engines admitted to
 	wg sync.WaitGroup    // asynchronous refills
 }
 
@@ -155,6 +166,27 @@ func (ls *limits) getIn(slot, key string, start, end time.Time, quota bool, g *g
 	return l
 }
 
+// quotaLimit returns the engine's quota limit for the period [start, end), making its slot
+// and key only for a period it does not hold yet (no allocation on the hot path).
+func (s *Store) quotaLimit(engine string, start, end time.Time) *limit {
+	ls := &s.blocks
+	ls.mu.Lock()
+	slot, ok := ls.qs[engine]
+	if !ok {
+		if ls.qs == nil {
+			ls.qs = map[string]string{}
+		}
+		slot = "q:" + engine
+		ls.qs[engine] = slot
+	}
+	l := ls.m[slot]
+	ls.mu.Unlock()
+	if l != nil && l.start.Equal(start) {
+		return l
+	}
+	return ls.get(slot, s.k.quota(engine, start), start, end, true)
+}
+
 func (ls *limits) all() []*limit {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
@@ -165,11 +197,10 @@ func (ls *limits) all() []*limit {
 	return out
 }
 
-// reserve takes amount of l for one call: from a held block, else from a block refilled
-// now, within WithTimeout of its turn. A nil block with a nil error is a refusal (the limit is reached); exhausted reports
+// reserve takes amount of l for one call admitted at now: from a held block, else from a
+// block refilled now, within WithTimeout of its turn. A nil block with a nil error is a refusal (the limit is reached); exhausted reports
 // whether nothing of it remains anywhere (for the quota's Until).
-func (s *Store) reserve(ctx context.Context, l *limit, amount, lim float64) (b *block, exhausted bool, err error) {
-	now := s.o.now()
+func (s *Store) reserve(ctx context.Context, l *limit, amount, lim float64, now time.Time) (b *block, exhausted bool, err error) {
 	l.mu.Lock()
 	l.lim, l.unit = lim, amount
 	want := l.want(now, amount)
@@ -262,6 +293,9 @@ func (l *limit) settle(b *block, reserved, cost float64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	b.inflight = max(b.inflight-reserved, 0)
+	if b.calls--; b.calls <= 0 { // the last call in flight: no residue keeps Flush from returning the block
+		b.calls, b.inflight = 0, 0
+	}
 	b.spent += cost
 }
 
@@ -279,10 +313,15 @@ func (s *Store) refillLocked(ctx context.Context, l *limit, want, need float64, 
 		l.mu.Unlock()
 		return nil // nothing to return, or calls in flight: renewed later, or swept
 	}
+	returned := l.cur
 	if ret {
 		l.cur = nil // returned: no admission takes from it any more
 	}
-	lim, ttl, unit := l.lim, ms(l.end.Sub(now)+24*time.Hour), l.unit
+	lim, ttl, unit, writes := l.lim, ms(l.end.Sub(now)+24*time.Hour), l.unit, l.writes
+	if l.nextID == "" {
+		l.nextID = newLeaseID()
+	}
+	nextID := l.nextID // the same until a reply names it: a grant whose reply was lost is adopted, not stranded
 	l.mu.Unlock()
 	mode := "r"
 	if ret {
@@ -297,13 +336,16 @@ func (s *Store) refillLocked(ctx context.Context, l *limit, want, need float64, 
 	bx, ek, known := s.groupKeys(l)
 	r, err := s.sc.block.Run(ctx, s.rdb, []string{l.key, bx, ek},
 		now.UnixMilli(), deadline, known, id, fnum(spent), fnum(add), fnum(need), fnum(want),
-		fnum(lim), now.Add(BlockTTL).UnixMilli(), ttl, l.start.UnixMilli(), mode, newLeaseID(),
-		fnum(unit), fnum(max(free, 0))).Slice()
+		fnum(lim), now.Add(BlockTTL).UnixMilli(), ttl, l.start.UnixMilli(), mode, nextID,
+		fnum(unit), fnum(max(free, 0)), writes).Slice()
 	if err == nil {
 		err = s.applyBlock(l, r, sent, now)
 	}
 	if err != nil {
 		l.mu.Lock()
+		if ret && l.cur == nil { // not returned: kept, for the next Flush or a renewal
+			l.cur = returned
+		}
 		if l.fails++; l.fails > 1 { // one timeout on a busy host is not an outage yet
 			l.retryAt = now.Add(s.probeEvery())
 		}
@@ -316,7 +358,7 @@ func (s *Store) refillLocked(ctx context.Context, l *limit, want, need float64, 
 
 func (s *Store) applyBlock(l *limit, r []any, sent, now time.Time) error {
 	bad := errors.New("redisstore: malformed reply from the block script")
-	if len(r) != 8 {
+	if len(r) != 9 {
 		if len(r) == 2 { // late: learn the clock again
 			srv, _ := r[1].(int64)
 			s.learnOffset(sent, time.Now(), srv)
@@ -329,6 +371,7 @@ func (s *Store) applyBlock(l *limit, r []any, sent, now time.Time) error {
 	g, sp, fs, fr := str(r[2]), str(r[3]), str(r[4]), str(r[5])
 	srv, _ := r[6].(int64)
 	epoch, _ := r[7].(string)
+	writes, _ := r[8].(int64)
 	s.learnOffset(sent, time.Now(), srv)
 	s.learnEpoch(l, epoch)
 	l.mu.Lock()
@@ -337,6 +380,10 @@ func (s *Store) applyBlock(l *limit, r []any, sent, now time.Time) error {
 		l.spent, l.reserve = fs, fr
 	}
 	l.retryAt, l.fails = time.Time{}, 0
+	l.writes = max(l.writes, writes)
+	if id == l.nextID {
+		l.nextID = ""
+	}
 	switch {
 	case code == codeLost:
 		l.lost = true

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/fanyi-go/translate"
@@ -74,6 +75,20 @@ func day(now time.Time) (start, end time.Time) {
 	u := now.UTC()
 	start = time.Date(u.Year(), u.Month(), u.Day(), 0, 0, 0, 0, time.UTC)
 	return start, start.AddDate(0, 0, 1)
+}
+
+// dayCache remembers the last UTC day an admission fell in: working the day out of a time
+// costs more than the rest of an admission served from a block.
+type dayCache struct{ last atomic.Pointer[[2]time.Time] }
+
+// of is day(now), from the cache when now falls in the day it holds.
+func (d *dayCache) of(now time.Time) (start, end time.Time) {
+	if p := d.last.Load(); p != nil && !now.Before(p[0]) && now.Before(p[1]) {
+		return p[0], p[1]
+	}
+	start, end = day(now)
+	d.last.Store(&[2]time.Time{start, end})
+	return start, end
 }
 
 // quotaPeriod is the quota period holding now, aligned on the Unix epoch.

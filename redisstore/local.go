@@ -127,17 +127,22 @@ func (l *local) held(engine string, now time.Time) (heldEngine, bool) {
 	return h, ok && h.until.After(now) && h.kind != translate.KindUnavailable
 }
 
-// holdDue reports whether the engine's shared hold should be read again (first: it never
-// was), and marks it read.
-func (l *local) holdDue(engine string, now time.Time) (first, due bool) {
+// holdNow is held, under the same lock, with whether the engine's shared hold should be
+// read again (first: it never was; never when read is false), which it then marks read.
+func (l *local) holdNow(engine string, now time.Time, read bool) (first, due bool, h heldEngine, ok bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	h, ok = l.holds[engine]
+	ok = ok && h.until.After(now) && h.kind != translate.KindUnavailable
+	if !read {
+		return false, false, h, ok
+	}
 	last, seen := l.holdRead[engine]
 	if seen && now.Sub(last) < holdRefresh {
-		return false, false
+		return false, false, h, ok
 	}
 	l.holdRead[engine] = now
-	return !seen, true
+	return !seen, true, h, ok
 }
 
 // learnHold keeps a hold read from Redis, or set here.

@@ -11,15 +11,19 @@ import "github.com/redis/go-redis/v9"
 // any more), and one field kID per block, "GRANTED SPENT SWEPT": what Redis granted the
 // block in all, what its holder last reported spent, and 1 once it was charged as spent.
 // The zset bx scores every live block "ID|KEY" by its expiry; every run of the block script
-// charges expired blocks as spent in full. The epoch key E (it outlives every figure key) is "CREATED:LOSTAT" (ms): a
+// charges expired blocks as spent in full. The field v counts the writes to a figure key: a
+// replica that saw v and finds it lower knows Redis lost writes it saw (a failover to a
+// replica that missed them), even with the epoch key intact. The epoch key E (it outlives every figure key) is "CREATED:LOSTAT" (ms): a
 // replica that knew an epoch and finds E gone, or re-created without LOSTAT, knows Redis
 // lost its figures.
 
 // Block: KEYS figure key, bx, E. ARGV now(ms), deadline(server µs, 0 none), known epoch,
 // block id ("" none), spent (cumulative), add (wanted), need, want (demandWindow of demand),
 // limit, block expiry(ms), key ttl(ms), period start(ms), mode ('r' renew and refill, 'x'
-// return), id for a new block, unit (the replica's call size), the block's free part now.
-// Reply {code, id, granted, reported, s, r, server time(µs), epoch}; {codeLate, server time} when late.
+// return), id for a new block (the replica keeps it until a reply names it: a block of that
+// id granted before, whose reply was lost, is adopted), unit (the replica's call size), the block's free part now,
+// the figure key's write count v last seen (0 none).
+// Reply {code, id, granted, reported, s, r, server time(µs), epoch, v}; {codeLate, server time} when late.
 const luaBlock = `
 local t = redis.call('TIME')
 local srv = tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -63,16 +67,20 @@ for _, m in ipairs(dead) do
   end
   redis.call('ZREM', bx, m)
 end
+local seen = tonumber(ARGV[17]) or 0
 if redis.call('EXISTS', K) == 0 then
-  redis.call('HSET', K, 's', 0, 'r', 0)
+  redis.call('HSET', K, 's', 0, 'r', 0, 'v', 0)
   redis.call('PEXPIRE', K, ARGV[11])
-  if lostAt > tonumber(ARGV[12]) then lost = true end
+  if lostAt > tonumber(ARGV[12]) or seen > 0 then lost = true end
 end
+local v = tonumber(redis.call('HGET', K, 'v')) or 0
+if v < seen then lost = true end -- writes this replica saw are gone
 if lost then redis.call('HSET', K, 'x', 1) end
 local s, r = fig(K)
 if redis.call('HEXISTS', K, 'x') == 1 then
-  return {7, '', '0', '0', f(s), f(r), srv, e}
+  return {7, '', '0', '0', f(s), f(r), srv, e, math.max(v, seen)}
 end
+v = v + 1
 local id = ARGV[4]
 local S = tonumber(ARGV[5])
 local g, sp, sw = nil, 0, false
@@ -88,14 +96,16 @@ if g and not sw then
 else
   if g then redis.call('HDEL', K, 'k' .. id) end
   id = ARGV[14]
-  g, sp = 0, 0
+  -- a new block this replica asked for before without hearing the answer: adopt it
+  g, sp, sw = rec(K, id)
+  if not g or sw then g, sp = 0, 0 end
 end
 if ARGV[13] == 'x' then
   r = math.max(r - (g - sp), 0)
-  redis.call('HSET', K, 's', f(s), 'r', f(r))
+  redis.call('HSET', K, 's', f(s), 'r', f(r), 'v', v)
   redis.call('HDEL', K, 'k' .. id)
   redis.call('ZREM', bx, id .. '|' .. K)
-  return {0, '', '0', '0', f(s), f(r), srv, e}
+  return {0, '', '0', '0', f(s), f(r), srv, e, v}
 end
 local L = tonumber(ARGV[9])
 local add, need, want = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
@@ -116,11 +126,11 @@ end
 if grant < 0 then grant = 0 end
 g = g + grant
 r = r + grant
-redis.call('HSET', K, 's', f(s), 'r', f(r), 'k' .. id, f(g) .. ' ' .. f(sp) .. ' 0')
+redis.call('HSET', K, 's', f(s), 'r', f(r), 'k' .. id, f(g) .. ' ' .. f(sp) .. ' 0', 'v', v)
 redis.call('PEXPIRE', K, ARGV[11])
 redis.call('ZADD', bx, ARGV[10], id .. '|' .. K)
 redis.call('PEXPIRE', bx, tonumber(ARGV[10]) - now + 86400000)
-return {0, id, f(g), f(sp), f(s), f(r), srv, e}
+return {0, id, f(g), f(sp), f(s), f(r), srv, e, v}
 `
 
 // Reply codes of the scripts.

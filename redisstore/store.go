@@ -42,6 +42,7 @@ type Store struct {
 	cfgErr      atomic.Pointer[error]
 
 	blocks  limits
+	days    dayCache     // the Client's day, worked out once a day
 	tenants tenantGroups // the groups of tenants' figures (tenant.go)
 	loc     local
 
@@ -66,7 +67,8 @@ type call struct {
 	chars         float64
 	rkey          string
 	expires       time.Time
-	more          heldSet // the Client's month, the tenant's day and month (tenant.go)
+	at            time.Time // admitted: the store's clock, read once per admission
+	more          heldSet   // the Client's month, the tenant's day and month (tenant.go)
 }
 
 // New returns a Store over rdb. rdb must honour context deadlines
@@ -208,6 +210,10 @@ func (s *Store) setEpoch(e string) {
 		s.epochV.Store(e)
 	}
 }
+
+// SharedCache implements translate.CacheStore: true with WithCache. Without it the Client
+// does not hash a request's content for a cache key the store would drop.
+func (s *Store) SharedCache() bool { return s.o.cacheTTL > 0 }
 
 // Degraded reports whether the store is deciding request ids and holds without Redis
 // because Redis did not answer.

@@ -152,7 +152,30 @@ func (s *Store) learnEpoch(l *limit, e string) {
 type budgetLimit struct {
 	l      *limit
 	lim    float64 // the limit; 0 unlimited
-	figure *float64
+	figure figureOf
+}
+
+// figureOf names where Admitted reports a budget limit's figure (an index, not a pointer
+// into Admitted: that would move every admission's answer to the heap).
+type figureOf int
+
+const (
+	monthFigure figureOf = iota
+	tenantDayFigure
+	tenantMonthFigure
+)
+
+// report puts m's figure where got reports it.
+func (m budgetLimit) report(got *translate.Admitted) {
+	f := m.l.figure(m.lim)
+	switch m.figure {
+	case monthFigure:
+		got.MonthSpent = f
+	case tenantDayFigure:
+		got.TenantSpent = f
+	case tenantMonthFigure:
+		got.TenantMonthSpent = f
+	}
 }
 
 // held is what a call reserved of one budget limit besides the Client's day.
@@ -185,11 +208,11 @@ func (g *group) monthKey(start time.Time) string { return g.prefix + "m:" + star
 // moreLimits puts in out the limits a, beyond the Client's day, spends, and returns how
 // many: the Client's month when it has a limit, the tenant's day (always, to share its
 // spend) and month (with a limit). Each figure is where Admitted reports it.
-func (s *Store) moreLimits(a *translate.Admission, got *translate.Admitted, out *[3]budgetLimit) (int, error) {
+func (s *Store) moreLimits(a *translate.Admission, out *[3]budgetLimit) (int, error) {
 	n := 0
 	if a.Monthly > 0 {
 		start, end := month(a.Now)
-		out[n] = budgetLimit{s.blocks.period("m", start, end, nil, s.k.month), a.Monthly, &got.MonthSpent}
+		out[n] = budgetLimit{s.blocks.period("m", start, end, nil, s.k.month), a.Monthly, monthFigure}
 		n++
 	}
 	if a.Tenant == "" {
@@ -200,11 +223,11 @@ func (s *Store) moreLimits(a *translate.Admission, got *translate.Admitted, out 
 		return 0, err
 	}
 	start, end := day(a.Now)
-	out[n] = budgetLimit{s.blocks.period(g.daySlot, start, end, g, g.dayKey), a.TenantDaily, &got.TenantSpent}
+	out[n] = budgetLimit{s.blocks.period(g.daySlot, start, end, g, g.dayKey), a.TenantDaily, tenantDayFigure}
 	n++
 	if a.TenantMonthly > 0 {
 		start, end := month(a.Now)
-		out[n] = budgetLimit{s.blocks.period(g.monthSlot, start, end, g, g.monthKey), a.TenantMonthly, &got.TenantMonthSpent}
+		out[n] = budgetLimit{s.blocks.period(g.monthSlot, start, end, g, g.monthKey), a.TenantMonthly, tenantMonthFigure}
 		n++
 	}
 	return n, nil
@@ -217,7 +240,7 @@ func (s *Store) reserveMore(ctx context.Context, a *translate.Admission, c *call
 		return nil
 	}
 	var more [3]budgetLimit
-	n, err := s.moreLimits(a, got, &more)
+	n, err := s.moreLimits(a, &more)
 	if err != nil {
 		return err
 	}
@@ -226,18 +249,18 @@ func (s *Store) reserveMore(ctx context.Context, a *translate.Admission, c *call
 		if lim == 0 {
 			lim = unlimited
 		}
-		b, _, err := s.reserve(ctx, m.l, a.Credits, lim)
+		b, _, err := s.reserve(ctx, m.l, a.Credits, lim, c.at)
 		if err != nil {
 			return s.blockErr(err)
 		}
 		if b == nil {
 			got.Refused = translate.KindBudgetExceeded
-			*m.figure = m.l.figure(m.lim)
+			m.report(got)
 			return nil
 		}
 		c.more.h[c.more.n] = held{m.l, b}
 		c.more.n++
-		*m.figure = m.l.figure(m.lim)
+		m.report(got)
 	}
 	return nil
 }

@@ -3,10 +3,12 @@
 // load above what both allow. One replica is killed with SIGKILL; Redis is paused for 3s.
 // It prints a per-second table per replica and the verdicts. With -scenario zipf-flushall,
 // eight replicas under Zipf-skewed load share the budget and Redis loses every key
-// (FLUSHALL) at 3s instead (scenario.ZipfFlushAll).
+// (FLUSHALL) at 3s instead (scenario.ZipfFlushAll); with -scenario zipf they spend the whole
+// budget without a loss, and the verdicts give what was spent and what stranded (scenario.Zipf).
 //
 //	go run ./examples/replicas                          # starts redis-server if installed
 //	go run ./examples/replicas -scenario zipf-flushall
+//	go run ./examples/replicas -scenario zipf
 //	REDIS_URL=redis://127.0.0.1:6379/0 go run ./examples/replicas
 //
 // With REDIS_URL the pause is CLIENT PAUSE, since a remote server cannot be stopped.
@@ -63,24 +65,29 @@ func (c clientPause) Resume() error { return nil } // CLIENT PAUSE ends by itsel
 
 // chosen is the scenario the -scenario flag names.
 func chosen() (scenario.Config, error) {
-	which := flag.String("scenario", "outage", "outage (a replica killed, Redis paused) or zipf-flushall (8 replicas, Zipf load, FLUSHALL at 3s)")
+	which := flag.String("scenario", "outage", "outage (a replica killed, Redis paused), zipf-flushall (8 replicas, Zipf load, FLUSHALL at 3s) or zipf (8 replicas, Zipf load, the whole budget)")
 	flag.Parse()
 	switch *which {
 	case "outage":
 		return scenario.Default(), nil
 	case "zipf-flushall":
 		return scenario.ZipfFlushAll(), nil
+	case "zipf":
+		return scenario.Zipf(), nil
 	}
 	return scenario.Config{}, fmt.Errorf("unknown -scenario %q", *which)
 }
 
 // header says what the run does.
 func header(cfg scenario.Config) {
-	if cfg.FlushAt > 0 {
+	if len(cfg.Weights) > 0 {
 		fmt.Printf("%d replicas under Zipf(1.1) load, %.0f requests/s in all (weights %.2f), every request pinned to the paid engine,\n"+
-			"for %v and on until the budget is spent (%v at most); budget %.2f credits/day; Redis at %s\n"+
-			"Redis loses every key (FLUSHALL) at %v\n\n", cfg.Replicas, cfg.Rate*float64(cfg.Replicas), cfg.Weights,
-			cfg.Duration, cfg.MaxDuration, cfg.Daily, redact(cfg.RedisURL), cfg.FlushAt)
+			"for %v and on until the budget is spent (%v at most); budget %.2f credits/day; Redis at %s\n", cfg.Replicas, cfg.Rate*float64(cfg.Replicas), cfg.Weights,
+			cfg.Duration, cfg.MaxDuration, cfg.Daily, redact(cfg.RedisURL))
+		if cfg.FlushAt > 0 {
+			fmt.Printf("Redis loses every key (FLUSHALL) at %v\n", cfg.FlushAt)
+		}
+		fmt.Println()
 		return
 	}
 	fmt.Printf("%d replicas, %.0f requests/s each for %v and on until the budget is spent (%v at most; a third pinned to\n"+

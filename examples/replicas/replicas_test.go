@@ -36,6 +36,13 @@ func TestReplicasZipfFlushAll(t *testing.T) {
 	runScenario(t, scenario.ZipfFlushAll())
 }
 
+// TestReplicasZipfSpendTheBudget runs 8 replica processes under Zipf(1.1)-skewed load
+// against one real redis-server until the budget is spent: at least 99.9% of it reaches the
+// engines, never more, and at most 0.1% is stranded. See scenario.Zipf.
+func TestReplicasZipfSpendTheBudget(t *testing.T) {
+	runScenario(t, scenario.Zipf())
+}
+
 // runScenario runs cfg's replica processes against a redis-server of its own and checks
 // every verdict. It never skips in CI (CI=true): a missing redis-server fails it.
 func runScenario(t *testing.T, cfg scenario.Config) {

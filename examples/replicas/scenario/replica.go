@@ -63,7 +63,11 @@ type Config struct {
 	// FlushAt is when Redis loses every key (FLUSHALL), from the start; 0: never.
 	FlushAt time.Duration
 	// Weights, when set, scale each replica's Rate: replica i asks Rate*Weights[i] requests/s.
-	Weights    []float64
+	Weights []float64
+	// SpendAll keeps a replica's load on past Duration, once the budget is spent or leased,
+	// until for 2 seconds in a row it served nothing and was refused: it spent its own block
+	// (or MaxDuration).
+	SpendAll   bool
 	RetryEvery int    // every n-th request also retries a request another replica sent; 0 none
 	RedisURL   string // redis://host:port/db, as redis.ParseURL reads it
 	Prefix     string
@@ -108,6 +112,17 @@ func ZipfFlushAll() Config {
 	return Config{Replicas: 8, Rate: 40, Weights: w, Duration: 8 * time.Second, MaxDuration: 10 * time.Second,
 		StoreTimeout: 200 * time.Millisecond, Daily: 6, CostPerMillion: 100, Quota: 14_400,
 		Pinned: []string{PaidEngine}, EngineLatency: 30 * time.Millisecond, FlushAt: 3 * time.Second}
+}
+
+// Zipf is the third scenario: ZipfFlushAll's 8 replicas and Zipf(1.1)-skewed load without
+// the FLUSHALL, each replica going on until the budget is spent (SpendAll): the blocks sized
+// from each replica's own rate must leave nothing stranded, however skewed the load.
+func Zipf() Config {
+	cfg := ZipfFlushAll()
+	// 1,000 calls: 3s of the load, 20s at most on a loaded machine under the race detector.
+	cfg.Daily, cfg.Duration, cfg.MaxDuration = 2.4, 3*time.Second, 25*time.Second
+	cfg.FlushAt, cfg.SpendAll = 0, true
+	return cfg
 }
 
 // rate is replica i's requests per second.
@@ -265,6 +280,7 @@ func runReplica() error {
 	if err := load(c, tagged, cfg, i); err != nil {
 		return err
 	}
+	_ = c.Close() // its calls settled: their reservations leave the blocks Flush returns
 	return flush(st)
 }
 
@@ -319,6 +335,33 @@ func (s *taggedStore) wasLocal(engine, id string) bool {
 
 type tally struct{ ok, refused, failed, unservedPaid, unservedQuota atomic.Int64 }
 
+// send makes replica's n-th request and counts what became of it.
+func (t *tally) send(c *translate.Client, cfg Config, replica, n int) {
+	id := RequestID(replica, n)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
+	defer cancel()
+	_, err := c.Translate(ctx, translate.Request{Text: Text(id), Source: "en", Target: "es",
+		RequestID: id, Engine: cfg.Pin(n)})
+	switch {
+	case err != nil && cfg.Pin(n) == PaidEngine:
+		t.unservedPaid.Add(1)
+	case err != nil && cfg.Pin(n) == QuotaEngine:
+		t.unservedQuota.Add(1)
+	}
+	switch translate.KindOf(err) {
+	case translate.KindUnknown:
+		if err == nil {
+			t.ok.Add(1)
+		} else {
+			t.failed.Add(1)
+		}
+	case translate.KindBudgetExceeded, translate.KindQuotaExhausted, translate.KindNoEngine:
+		t.refused.Add(1)
+	default:
+		t.failed.Add(1)
+	}
+}
+
 // load sends requests open loop: on a fixed schedule, whatever became of earlier ones.
 func load(c *translate.Client, st *taggedStore, cfg Config, i int) error {
 	enc := json.NewEncoder(os.Stdout)
@@ -326,29 +369,7 @@ func load(c *translate.Client, st *taggedStore, cfg Config, i int) error {
 	var wg sync.WaitGroup
 	send := func(replica, n int) {
 		defer wg.Done()
-		id := RequestID(replica, n)
-		ctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
-		defer cancel()
-		_, err := c.Translate(ctx, translate.Request{Text: Text(id), Source: "en", Target: "es",
-			RequestID: id, Engine: cfg.Pin(n)})
-		switch {
-		case err != nil && cfg.Pin(n) == PaidEngine:
-			t.unservedPaid.Add(1)
-		case err != nil && cfg.Pin(n) == QuotaEngine:
-			t.unservedQuota.Add(1)
-		}
-		switch translate.KindOf(err) {
-		case translate.KindUnknown:
-			if err == nil {
-				t.ok.Add(1)
-			} else {
-				t.failed.Add(1)
-			}
-		case translate.KindBudgetExceeded, translate.KindQuotaExhausted, translate.KindNoEngine:
-			t.refused.Add(1)
-		default:
-			t.failed.Add(1)
-		}
+		t.send(c, cfg, replica, n)
 	}
 	rate := cfg.rate(i)
 	every := time.Duration(float64(time.Second) / rate)
@@ -357,7 +378,7 @@ func load(c *translate.Client, st *taggedStore, cfg Config, i int) error {
 	sec := time.NewTicker(time.Second)
 	defer sec.Stop()
 	start := time.Now()
-	s, n := 0, 0
+	s, n, idle := 0, 0, 0 // idle: seconds in a row this replica served nothing and was refused
 	for {
 		select {
 		case <-tick.C:
@@ -373,14 +394,17 @@ func load(c *translate.Client, st *taggedStore, cfg Config, i int) error {
 		case <-sec.C:
 			s++
 			b := c.Budget()
-			err := enc.Encode(Second{Replica: i, Second: s, OK: int(t.ok.Swap(0)), Refused: int(t.refused.Swap(0)),
+			sec := Second{Replica: i, Second: s, OK: int(t.ok.Swap(0)), Refused: int(t.refused.Swap(0)),
 				Failed: int(t.failed.Swap(0)), UnservedPaid: int(t.unservedPaid.Swap(0)),
 				UnservedQuota: int(t.unservedQuota.Swap(0)), RefusedIDs: int(st.refusedIDs.Swap(0)),
-				Spent: b.Spent, Degraded: st.Degraded()})
-			if err != nil {
+				Spent: b.Spent, Degraded: st.Degraded()}
+			if err := enc.Encode(sec); err != nil {
 				return err
 			}
-			if d := time.Since(start); d >= cfg.MaxDuration || (d >= cfg.Duration && budgetSpent(cfg, b)) {
+			if idle = idle + 1; sec.OK > 0 || sec.Refused == 0 { // refused, not merely slow
+				idle = 0
+			}
+			if d := time.Since(start); d >= cfg.MaxDuration || (d >= cfg.Duration && budgetSpent(cfg, b) && (!cfg.SpendAll || idle >= 2)) {
 				wg.Wait()
 				return nil
 			}

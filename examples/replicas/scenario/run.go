@@ -89,9 +89,42 @@ func Run(ctx context.Context, cfg Config, exe string, args []string, redisPause 
 	if err != nil {
 		return nil, err
 	}
-	var mu sync.Mutex
 	var readers sync.WaitGroup
-	cmds := make([]*exec.Cmd, cfg.Replicas)
+	cmds, err := rep.start(ctx, exe, args, body, logs, &readers)
+	if err != nil {
+		return nil, err
+	}
+	if err := rep.events(ctx, rdb, cmds, redisPause); err != nil {
+		return nil, err
+	}
+	readers.Wait()
+	for i, cmd := range cmds {
+		if err := cmd.Wait(); err != nil && (cfg.KillAt == 0 || i != cfg.Replicas-1) {
+			return nil, fmt.Errorf("replica %d: %w", i, err)
+		}
+	}
+	for _, reps := range rep.Seconds {
+		for _, s := range reps {
+			rep.UnservedPaid += s.UnservedPaid
+			rep.UnservedQuota += s.UnservedQuota
+			rep.RefusedIDs += s.RefusedIDs
+			rep.Requests += s.OK + s.Refused + s.Failed
+		}
+	}
+	rep.BlockCalls, rep.RedisCommands, rep.RedisByName = evalshaCalls(ctx, rdb)
+	if err := rep.readRecords(); err != nil {
+		return nil, err
+	}
+	rep.StoreSpent, rep.DeadBlock, err = storeFigure(ctx, rdb, cfg)
+	rep.StoreQuota, rep.DeadQuota = quotaFigure(ctx, rdb, cfg)
+	return rep, err
+}
+
+// start starts cfg.Replicas copies of exe and reads each one's seconds into rep.Seconds
+// with a reader of its own, counted in readers.
+func (rep *Report) start(ctx context.Context, exe string, args []string, body []byte, logs io.Writer, readers *sync.WaitGroup) ([]*exec.Cmd, error) {
+	var mu sync.Mutex
+	cmds := make([]*exec.Cmd, rep.Config.Replicas)
 	for i := range cmds {
 		cmd := exec.CommandContext(ctx, exe, args...)
 		cmd.Env = append(os.Environ(), EnvReplica+"="+strconv.Itoa(i), EnvConfig+"="+string(body))
@@ -120,30 +153,7 @@ func Run(ctx context.Context, cfg Config, exe string, args []string, redisPause 
 			}
 		})
 	}
-	if err := rep.events(ctx, rdb, cmds, redisPause); err != nil {
-		return nil, err
-	}
-	readers.Wait()
-	for i, cmd := range cmds {
-		if err := cmd.Wait(); err != nil && (cfg.KillAt == 0 || i != cfg.Replicas-1) {
-			return nil, fmt.Errorf("replica %d: %w", i, err)
-		}
-	}
-	for _, reps := range rep.Seconds {
-		for _, s := range reps {
-			rep.UnservedPaid += s.UnservedPaid
-			rep.UnservedQuota += s.UnservedQuota
-			rep.RefusedIDs += s.RefusedIDs
-			rep.Requests += s.OK + s.Refused + s.Failed
-		}
-	}
-	rep.BlockCalls, rep.RedisCommands, rep.RedisByName = evalshaCalls(ctx, rdb)
-	if err := rep.readRecords(); err != nil {
-		return nil, err
-	}
-	rep.StoreSpent, rep.DeadBlock, err = storeFigure(ctx, rdb, cfg)
-	rep.StoreQuota, rep.DeadQuota = quotaFigure(ctx, rdb, cfg)
-	return rep, err
+	return cmds, nil
 }
 
 // events kills the last replica at KillAt, FLUSHALLs Redis at FlushAt and pauses it at
@@ -289,8 +299,11 @@ func (rep *Report) readRecords() error {
 // others mean anything: demand must have been refused for the budget and for the quota.
 func (rep *Report) Verdicts() []Verdict {
 	cfg := rep.Config
-	if cfg.FlushAt > 0 {
+	switch {
+	case cfg.FlushAt > 0:
 		return rep.flushVerdicts()
+	case cfg.SpendAll:
+		return rep.spendVerdicts()
 	}
 	const eps = 1e-9
 	diff := rep.StoreSpent - rep.EngineSpend
@@ -331,6 +344,29 @@ func (rep *Report) flushVerdicts() []Verdict {
 		{"engines' spend within the budget after FLUSHALL (overrun 0)", rep.EngineSpend <= cfg.Daily+eps,
 			fmt.Sprintf("%.4f of %.4f credits (%.1f%%); %.1f%% stranded: the blocks held at the loss serve on, no new block is granted from the lost day (%.4f credits were in blocks just before FLUSHALL)",
 				rep.EngineSpend, cfg.Daily, 100*rep.EngineSpend/cfg.Daily, 100*(cfg.Daily-rep.EngineSpend)/cfg.Daily, rep.BeforeFlush)},
+		rep.opsVerdict(),
+		{"no request id reached an engine twice", len(rep.Duplicates) == 0,
+			fmt.Sprintf("%d duplicates %v", len(rep.Duplicates), first(rep.Duplicates, 5))},
+	}
+}
+
+// spendVerdicts checks a run that spends the whole budget: the engines got at least 99.9%
+// of it and never more, at most 0.1% is stranded (not sent to an engine, or still reserved
+// in a block once every replica returned its blocks), no request id twice.
+func (rep *Report) spendVerdicts() []Verdict {
+	cfg := rep.Config
+	const eps = 1e-9
+	stranded := max(cfg.Daily-rep.EngineSpend, 0)
+	return []Verdict{
+		{"demand exceeded the budget", rep.UnservedPaid > 0,
+			fmt.Sprintf("not served: %d requests; the paid engine got %d calls", rep.UnservedPaid, rep.PaidCalls)},
+		{"engines' spend within the budget", rep.EngineSpend <= cfg.Daily+eps,
+			fmt.Sprintf("%.4f of %.4f credits", rep.EngineSpend, cfg.Daily)},
+		{"at least 99.9% of the budget spent", rep.EngineSpend >= 0.999*cfg.Daily-eps,
+			fmt.Sprintf("%.3f%% sent to the engines (%d calls)", 100*rep.EngineSpend/cfg.Daily, rep.PaidCalls)},
+		{"at most 0.1% stranded at the end", stranded <= 0.001*cfg.Daily+eps && rep.DeadBlock <= 0.001*cfg.Daily+eps,
+			fmt.Sprintf("%.3f%% of the budget not sent to an engine; %.3f%% still reserved in blocks after every replica returned its own",
+				100*stranded/cfg.Daily, 100*rep.DeadBlock/cfg.Daily)},
 		rep.opsVerdict(),
 		{"no request id reached an engine twice", len(rep.Duplicates) == 0,
 			fmt.Sprintf("%d duplicates %v", len(rep.Duplicates), first(rep.Duplicates, 5))},
