@@ -316,3 +316,23 @@ func (s *plainSeen) Lookup(id string, h uint64, now int64) (string, bool, error,
 	}
 	return e.v, e.hasAnswer, e.err, e.engines, true
 }
+
+// BenchmarkFlightsJoinLandHot is one hot key on every goroutine, with followers that run
+// alone instead of waiting, as the Client's are for an engine that answers at once: what
+// the slot's sharing costs. Each Join gets a new Flight, as each of the Client's requests
+// brings one in its Result.
+func BenchmarkFlightsJoinLandHot(b *testing.B) {
+	ks, hs := benchKeySet()
+	var fs Flights[key, string]
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			f := new(Flight[key, string])
+			g, lead := fs.Join(hs[0], ks[0], f)
+			if !lead {
+				g = f
+			}
+			fs.Land(hs[0], ks[0], g, "out", nil)
+		}
+	})
+}

@@ -19,7 +19,10 @@
 // that with a mutex and a map and allocates a call per Do. Flights lets the caller embed
 // the Flight in storage it allocates anyway, and registers it with one CAS into a table
 // slot; only when the slot holds another key's flight does a Join take a striped lock and
-// walk the slot's chain, so a collision costs a lock, never a missed merge.
+// walk the slot's chain, so a collision costs a lock, never a missed merge. A caller that
+// finds another's flight may run alone instead of waiting (the Client does when a call
+// costs less than a wait); its own Flight, never in the table, then lands touching nothing
+// shared.
 //
 // # Seen
 //

@@ -63,6 +63,7 @@ func (fs *Flights[K, V]) Join(hash uint64, key K, f *Flight[K, V]) (g *Flight[K,
 		return f, true
 	}
 	if g := s.Load(); g != nil && g.hash == hash && g.key == key {
+		f.owner = nil // not in the table: Landing it just publishes
 		return g, false
 	}
 	mu.Lock()
@@ -71,6 +72,7 @@ func (fs *Flights[K, V]) Join(hash uint64, key K, f *Flight[K, V]) (g *Flight[K,
 		head := s.Load()
 		for g := head; g != nil; g = g.next.Load() {
 			if g.hash == hash && g.key == key {
+				f.owner = nil
 				return g, false
 			}
 		}
@@ -84,10 +86,15 @@ func (fs *Flights[K, V]) Join(hash uint64, key K, f *Flight[K, V]) (g *Flight[K,
 }
 
 // Land publishes the leader's outcome, takes f out of the table and wakes its followers.
-// hash and key must be those f joined with. Landing a flight that was never joined (or
-// joined as a follower's own fresh Flight after its leader failed) just publishes.
+// hash and key must be those f joined with. Landing a flight that is not in the table (never
+// joined, or given to a Join that returned another flight: its caller runs alone) just
+// publishes, touching nothing shared.
 func (fs *Flights[K, V]) Land(hash uint64, key K, f *Flight[K, V], v V, err error) {
 	f.v, f.err = v, err
+	if f.owner == nil {
+		f.done.Store(landed)
+		return
+	}
 	fs.remove(hash, f)
 	if ch := f.done.Swap(landed); ch != nil {
 		close(*ch)

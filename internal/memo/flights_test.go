@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -254,5 +255,55 @@ func TestFlightsJoinLandAllocateNothing(t *testing.T) {
 		fs.Land(42, k, g, "hi", nil)
 	}); n != 0 {
 		t.Errorf("Join and Land allocate %v times, want 0", n)
+	}
+}
+
+// A Flight given to a Join that returned another (its caller runs alone: see Join) is not in
+// the table: landing it publishes its outcome without touching the table, so it takes no
+// lock, even when its slot holds a chain, and leaves the leader's flight to be followed.
+func TestFlightsFollowersOwnFlightLandsAlone(t *testing.T) {
+	var fs Flights[key, string]
+	a, b := key{"a", 0}, key{"b", 0}
+	var other, lead, head, chained fl
+	fs.Join(flightSlots, b, &other) // another key in the slot: Joins of a walk the chain
+	fs.Join(0, a, &lead)
+	for _, own := range []*fl{&head, &chained} {
+		if own == &chained {
+			fs.Land(0, a, &lead, "", nil) // the chain is b's flight alone again
+			lead = fl{}
+			fs.Join(0, a, &lead)
+			fs.Land(flightSlots, b, &other, "", nil)
+			other = fl{}
+			fs.Join(flightSlots, b, &other) // b heads the chain, a follows it
+		}
+		if g, isLeader := fs.Join(0, a, own); isLeader || g != &lead {
+			t.Fatalf("second Join of a: leader %v, want a follower of the first", isLeader)
+		}
+		_, mu := fs.slot(0)
+		mu.Lock()
+		landed := make(chan struct{})
+		go func() {
+			fs.Land(0, a, own, "alone", nil)
+			close(landed)
+		}()
+		select {
+		case <-landed:
+		case <-time.After(5 * time.Second):
+			t.Error("Land of a follower's own flight waited for the slot's lock")
+		}
+		mu.Unlock()
+		<-landed
+		if diff := cmp.Diff(outcome{V: "alone"}, wait(context.Background(), own)); diff != "" {
+			t.Errorf("own flight's outcome (-want +got):\n%s", diff)
+		}
+		var f fl
+		if g, isLeader := fs.Join(0, a, &f); isLeader || g != &lead {
+			t.Errorf("after the follower's own flight landed, Join of a led: the leader's flight left")
+		}
+	}
+	fs.Land(0, a, &lead, "", nil)
+	fs.Land(flightSlots, b, &other, "", nil)
+	if !empty(&fs) {
+		t.Error("flights left in the table")
 	}
 }
