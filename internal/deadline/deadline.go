@@ -28,6 +28,7 @@ type Context struct {
 	deadline time.Time
 	watched  bool   // ended by the Runner that waits for its call: Done arms nothing
 	alarm    *Alarm // set up with InitInline: Done arms it instead of a timer of its own
+	trust    *Trust // set up with InitInline: told when the alarm ends the Context
 	armed    bool   // Done armed the alarm
 	observed bool   // Done or AfterFunc was asked: somebody may hold the Context
 
@@ -70,7 +71,7 @@ func (c *Context) Init(parent context.Context, d time.Time) {
 	}
 	c.parent, c.deadline, c.watched, c.observed, c.parentLeft = parent, d, false, false, false
 	if c.alarm != nil {
-		c.alarm, c.armed = nil, false
+		c.alarm, c.trust, c.armed = nil, nil, false
 	}
 	if pd, ok := parent.Deadline(); ok && pd.Before(d) {
 		c.deadline = pd
@@ -87,10 +88,19 @@ func (c *Context) InitWatched(parent context.Context, d time.Time) {
 
 // InitInline is Init for a Context whose call runs inline on the goroutine that owns w:
 // Done arms w's alarm, one timer made once per Waiter and reused, instead of a timer of its
-// own (and follows the parent only when the parent can end). Release stops the alarm.
-func (c *Context) InitInline(parent context.Context, d time.Time, w *Waiter) {
+// own (and follows the parent only when the parent can end). Release disarms the alarm. If
+// the alarm ends the Context at its deadline, it tells t (if not nil) that a call of its
+// engine is overdue (see Trust.Overdue).
+func (c *Context) InitInline(parent context.Context, d time.Time, w *Waiter, t *Trust) {
 	c.Init(parent, d)
-	c.alarm = &w.alarm
+	c.alarm, c.trust = &w.alarm, t
+}
+
+// Watched reports whether Done (or AfterFunc) was asked since the Context was set up: the
+// call it bounds watched it. It may be called at any time, also after Release.
+func (c *Context) Watched() bool {
+	d := c.done.Load()
+	return d != nil && d != &closedChan
 }
 
 // Deadline returns the deadline.
@@ -201,9 +211,9 @@ func (c *Context) Release() (reusable bool) {
 	case c.watched:
 		return !pending
 	case c.alarm != nil:
-		stopped := !c.armed || c.alarm.stop()
+		quiet := !c.armed || c.alarm.disarm(c)
 		c.armed = false
-		return stopped && !pending && !c.parentLeft
+		return quiet && !pending && !c.parentLeft
 	}
 	return !c.observed && c.timer == nil && c.stopParent == nil
 }
@@ -239,32 +249,79 @@ func (c *Context) endLocked(err error) {
 
 // An Alarm ends a Context at its deadline with one timer, made at its first use and reused
 // after: what a Context set up with InitInline arms when Done is asked. It serves one
-// Context at a time; its methods are called under that Context's lock.
+// Context at a time; arm and disarm are called under that Context's lock.
+//
+// Its timer is left set when a Context is released, and not set again for the next Context
+// unless that one's deadline comes first: deadlines are mostly the same length from their
+// call's start, so the next one is later, and arming costs no timer operation (a timer's
+// Reset and Stop cost more than the rest of an inline call). The timer then fires early,
+// finds the Context's deadline not passed, and sets itself for it: one timer operation per
+// deadline's length, not two per call.
 type Alarm struct {
+	mu     sync.Mutex
 	t      *time.Timer
-	target *atomic.Pointer[Context] // the Context t ends: the timer's function reads it
+	set    bool      // t is set to fire at when
+	when   time.Time // (the deadline it was set for)
+	target *Context  // the Context armed for; nil when none
+	trust  *Trust    // target's (see InitInline)
+	firing *Context  // the Context the timer's function is ending now
 }
 
-// arm sets the alarm to end c in d.
+// arm sets the alarm to end c at its deadline, d from now.
 func (a *Alarm) arm(c *Context, d time.Duration) {
-	if a.t != nil {
-		a.target.Store(c)
+	a.mu.Lock()
+	a.target, a.trust = c, c.trust
+	if !a.set || c.deadline.Before(a.when) {
+		a.reset(c.deadline, d)
+	}
+	a.mu.Unlock()
+}
+
+// reset sets the timer to fire in d, at deadline. Under a.mu.
+func (a *Alarm) reset(deadline time.Time, d time.Duration) {
+	if a.t == nil {
+		a.t = time.AfterFunc(d, a.fire)
+	} else {
 		a.t.Reset(d)
+	}
+	a.set, a.when = true, deadline
+}
+
+// disarm stops the alarm ending c, and reports whether its function cannot touch c any
+// more: false if it is ending c now.
+func (a *Alarm) disarm(c *Context) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.target == c {
+		a.target, a.trust = nil, nil
+	}
+	return a.firing != c
+}
+
+// fire is the timer's function: it ends the target if its deadline passed, or sets the
+// timer for it.
+func (a *Alarm) fire() {
+	a.mu.Lock()
+	a.set = false
+	c, tr := a.target, a.trust
+	if c == nil {
+		a.mu.Unlock()
 		return
 	}
-	target := new(atomic.Pointer[Context])
-	target.Store(c)
-	a.t = time.AfterFunc(d, func() { target.Load().end(context.DeadlineExceeded) })
-	a.target = target
-}
-
-// stop disarms the alarm and reports whether its function cannot run any more. If it may
-// (the timer fired), the alarm drops its timer: the function ends the Context it was armed
-// for, never the next one.
-func (a *Alarm) stop() bool {
-	if a.t.Stop() {
-		return true
+	if left := time.Until(c.deadline); left > 0 {
+		a.reset(c.deadline, left)
+		a.mu.Unlock()
+		return
 	}
-	a.t, a.target = nil, nil
-	return false
+	a.target, a.trust, a.firing = nil, nil, c
+	a.mu.Unlock()
+	c.end(context.DeadlineExceeded)
+	if tr != nil {
+		tr.Overdue()
+	}
+	a.mu.Lock()
+	if a.firing == c {
+		a.firing = nil
+	}
+	a.mu.Unlock()
 }
