@@ -99,18 +99,21 @@ func TestOverdueInlineCallSendsTheNextToThePool(t *testing.T) {
 		e.hang.Store(true)
 		stop := make(chan struct{})
 		var wg sync.WaitGroup
-		wg.Go(func() { // calls that go on returning in time
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
+		for g := range 8 { // calls that go on returning in time, one every 4ms or so
+			wg.Go(func() {
+				time.Sleep(time.Duration(g) * 4 * time.Millisecond)
+				for i := 0; ; i++ {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					if _, err := c.Translate(context.Background(), req(fmt.Sprint("good ", g, i))); err != nil {
+						t.Error(err)
+					}
 				}
-				if _, err := c.Translate(context.Background(), req(fmt.Sprint("good ", i))); err != nil {
-					t.Error(err)
-				}
-			}
-		})
+			})
+		}
 		var took [2]time.Duration
 		wg.Go(func() {
 			t0 := time.Now()
@@ -123,7 +126,6 @@ func TestOverdueInlineCallSendsTheNextToThePool(t *testing.T) {
 		took[1] = time.Since(t0)
 		close(stop)
 		wg.Wait()
-		t.Logf("took %v", took)
 		want := [2]time.Duration{5 * time.Second, time.Second}
 		if diff := cmp.Diff(want, took, within20ms); diff != "" {
 			t.Errorf("calls took (-want +got):\n%s", diff)
