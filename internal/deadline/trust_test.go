@@ -207,40 +207,34 @@ func TestAlarmLeftSet(t *testing.T) {
 	})
 }
 
-// TestAlarmTellsTrustAndKeepsItsContext: when the alarm ends an inline call's Context at its
-// deadline, the engine's Trust hears of it (its next calls go to the Runner at once, not
-// when the overdue call returns); while the alarm's function is ending a Context, Release
-// reports it not reusable.
-func TestAlarmTellsTrustAndKeepsItsContext(t *testing.T) {
+// TestAlarmTellsTrust: when the alarm ends an inline call's Context at its deadline, the
+// engine's Trust hears of it (its next calls go to the Runner at once, not when the overdue
+// call returns); when the call returned in time, it hears nothing.
+func TestAlarmTellsTrust(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var tr Trust
 		for range Earn { // calls that heed their context
 			tr.Record(Now(), Now()+int64(time.Millisecond), true, true)
 		}
-		if !tr.Inline(Now()) {
-			t.Fatal("not inline after earning it")
-		}
 		var w Waiter
 		var c Context
 		c.InitInline(context.Background(), time.Now().Add(time.Second), &w, &tr)
+		c.Done()
+		c.Release()
+		time.Sleep(2 * time.Second) // past the released Context's deadline
+		tr.Record(Now(), Now(), false, true) // a call returned at once: not the stall rule
+		if !tr.Inline(Now()) {
+			t.Fatal("not inline after a call that returned in time")
+		}
+		c.InitInline(context.Background(), time.Now().Add(time.Second), &w, &tr)
 		<-c.Done()
 		synctest.Wait()
-		tr.Record(Now(), Now(), false, true) // another call returned at once: not the stall rule
+		tr.Record(Now(), Now(), false, true)
 		if tr.Inline(Now()) {
 			t.Fatal("inline after the alarm found a call overdue")
 		}
 		c.Release()
 	})
-	var w Waiter
-	var c Context
-	c.InitInline(context.Background(), time.Now().Add(time.Hour), &w, nil)
-	c.Done()
-	w.alarm.mu.Lock()
-	w.alarm.firing = &c // as the timer's function does between its two locks
-	w.alarm.mu.Unlock()
-	if c.Release() {
-		t.Fatal("reusable while the alarm's function is ending it")
-	}
 }
 
 // setFor returns the deadline the alarm's timer is set for.
