@@ -221,7 +221,7 @@ func TestAlarmTellsTrust(t *testing.T) {
 		c.InitInline(context.Background(), time.Now().Add(time.Second), &w, &tr)
 		c.Done()
 		c.Release()
-		time.Sleep(2 * time.Second) // past the released Context's deadline
+		time.Sleep(2 * time.Second)          // past the released Context's deadline
 		tr.Record(Now(), Now(), false, true) // a call returned at once: not the stall rule
 		if !tr.Inline(Now()) {
 			t.Fatal("not inline after a call that returned in time")
