@@ -300,9 +300,12 @@ func (j *engineCall) Late() {
 // engine's abandoned calls until it returns; the request's scratch is then not reused (the
 // call still holds its request). The runner's goroutines are pooled: a call that returns
 // in time costs two goroutine switches and no allocation. An engine that earned it (its
-// calls return at once: see deadline.Trust) is called inline, on the caller's goroutine,
-// and costs no switch; if such a call returns well past its deadline, the engine's calls
-// run on the runner for good (see overran).
+// calls return at once, or they watch ctx and return by their deadline: see
+// deadline.Trust) is called inline, on the caller's goroutine, and costs no switch; if such
+// a call returns well past its deadline, the engine's calls run on the runner for good (see
+// overran), and while one is still running at its deadline the calls after it run on the
+// runner until the engine earns inline calls again (the alarm that ends its context tells
+// its trust).
 func (w *walk) invoke(dc *deadline.Call, j *engineCall, inline bool) (*EngineResult, error) {
 	if inline {
 		return protect(j.ctx, j.e, j.req) // see inlineReturned
