@@ -201,13 +201,13 @@ func (w *walk) call(e *engine, l *lease) (*EngineResult, error) {
 	if sink != nil {
 		out, err = c.invokeStream(actx, e, req, ad, sink)
 	} else {
-		*j = engineCall{c: c, e: e, ctx: actx, req: req, ad: ad}
+		*j = engineCall{c: c, e: e, ctx: actx, dc: &dc.Ctx, req: req, ad: ad}
 		out, err = w.invoke(dc, j, inline)
 	}
 	lat := time.Since(start) // the monotonic clock only: half the cost of time.Now here
 	w.ended = start.Add(lat)
 	if inline {
-		c.inlineReturned(e, start, lat, ad)
+		c.inlineReturned(e, start, lat, ad, dc.Ctx.Watched())
 	}
 	if w.j.pack {
 		err = c.checkPack(w, actx, e, l.texts, out, err)
@@ -236,7 +236,7 @@ func (w *walk) initCtx(dc *deadline.Call, e *engine, start, ad time.Time) (inlin
 		dc.Ctx.Init(w.ctx, ad)
 		return false
 	case e.trust.Inline(deadline.At(start)) && !e.has(flagIsolate):
-		dc.Ctx.InitInline(w.ctx, ad, &w.sc.wait)
+		dc.Ctx.InitInline(w.ctx, ad, &w.sc.wait, &e.trust)
 		return true
 	}
 	dc.Ctx.InitWatched(w.ctx, ad) // ended by c.runner
@@ -258,27 +258,31 @@ type engineCall struct {
 	c   *Client
 	e   *engine
 	ctx context.Context
+	dc  *deadline.Context // the call's own, under ctx
 	req *EngineRequest
 	ad  time.Time // the attempt's deadline
 	out *EngineResult
 	err error
 }
 
-// Run calls the engine, turning a panic into an error, and records how long it took for
-// the engine's trust (see deadline.Trust).
+// Run calls the engine, turning a panic into an error, and records for the engine's trust
+// how long it took, whether it watched its context and whether it returned in time (see
+// deadline.Trust).
 func (j *engineCall) Run() {
 	start := deadline.Now()
 	j.out, j.err = protect(j.ctx, j.e, j.req)
-	j.e.trust.Record(start, deadline.Now())
+	end := deadline.Now()
+	j.e.trust.Record(start, end, j.dc != nil && j.dc.Watched(), end <= deadline.At(j.ad))
 }
 
 // inlineReturned records an inline call that started at start and took lat for its
-// engine's trust; if it returned well past its deadline ad, the engine's calls run on the
-// runner for good (see overran).
-func (c *Client) inlineReturned(e *engine, start time.Time, lat time.Duration, ad time.Time) {
+// engine's trust (watched: it asked its context for Done); if it returned well past its
+// deadline ad, the engine's calls run on the runner for good (see overran).
+func (c *Client) inlineReturned(e *engine, start time.Time, lat time.Duration, ad time.Time, watched bool) {
 	at := deadline.At(start)
-	e.trust.Record(at, at+int64(lat))
-	if ended := start.Add(lat); ended.Sub(ad) > overrunGrace {
+	ended := start.Add(lat)
+	e.trust.Record(at, at+int64(lat), watched, !ended.After(ad))
+	if ended.Sub(ad) > overrunGrace {
 		c.overran(e, ad, ended)
 	}
 }
@@ -296,9 +300,12 @@ func (j *engineCall) Late() {
 // engine's abandoned calls until it returns; the request's scratch is then not reused (the
 // call still holds its request). The runner's goroutines are pooled: a call that returns
 // in time costs two goroutine switches and no allocation. An engine that earned it (its
-// calls return at once: see deadline.Trust) is called inline, on the caller's goroutine,
-// and costs no switch; if such a call returns well past its deadline, the engine's calls
-// run on the runner for good (see overran).
+// calls return at once, or they watch ctx and return by their deadline: see
+// deadline.Trust) is called inline, on the caller's goroutine, and costs no switch; if such
+// a call returns well past its deadline, the engine's calls run on the runner for good (see
+// overran), and while one is still running at its deadline the calls after it run on the
+// runner until the engine earns inline calls again (the alarm that ends its context tells
+// its trust).
 func (w *walk) invoke(dc *deadline.Call, j *engineCall, inline bool) (*EngineResult, error) {
 	if inline {
 		return protect(j.ctx, j.e, j.req) // see inlineReturned

@@ -187,7 +187,7 @@ func (w *walk) launch(e *engine, l *lease, s stage, ch chan<- *racer) *racer {
 	go func() {
 		// On the runner, as any call: the racer lands by its deadline (plus callGrace)
 		// whatever the engine does, so the walk never waits longer for it.
-		j := &engineCall{c: c, e: e, ctx: h.actx, req: req, ad: ad}
+		j := &engineCall{c: c, e: e, ctx: h.actx, dc: &dc.Ctx, req: req, ad: ad}
 		var wait deadline.Waiter
 		var out *EngineResult
 		var err error

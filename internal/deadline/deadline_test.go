@@ -13,7 +13,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func TestNoTimerUntilDone(t *testing.T) {
 	c := New(context.Background(), time.Now().Add(time.Hour))
-	if c.timer != nil || c.done.Load() != nil {
+	if c.timer != nil || c.state.Load() != chanNone {
 		t.Fatal("armed before Done was asked")
 	}
 	if err := c.Err(); err != nil {
