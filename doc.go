@@ -188,8 +188,15 @@
 // "github.com/fanyi-go/translate". While no global tracer provider has been set the Client
 // makes no spans at all; it starts as soon as one is set.
 //
-// Every Translate call is one span, "translate.Translate" (kind internal), and every engine
-// call a child span, "translate.attempt" (kind client). Attempt spans carry translate.engine,
+// Every Translate call is one span, "translate.Translate" (kind internal), and engine calls
+// are its child spans, "translate.attempt" (kind client): every call after the first for the
+// same text (a retry, a failover, a hedge) and a first call that failed. A first call that
+// succeeds, as most do, has no span of its own, which would double the cost of tracing a
+// request: the request's span says which engine answered (translate.engine,
+// translate.attempts, translate.outcome, translate.fallback), and the engine's own spans (an
+// instrumented HTTP client) are the request span's children. A failed first call's span is
+// made when the call returns, dated back to its start: a sibling of the engine's spans, not
+// their parent. Each unit of a long text is a first call. Attempt spans carry translate.engine,
 // translate.attempt (1-based, as in Result.Attempts), translate.fallback (the engine is in the
 // fallback pool) and translate.outcome ("ok" or the Kind, such as "rate_limited"). Request
 // spans carry translate.outcome, translate.cache_hit, translate.degraded, translate.fallback
@@ -215,6 +222,10 @@
 //	translate.request.attempts           {attempt}     histogram  (engine calls per request not answered by the cache)
 //	translate.request.cost               {credit}      histogram  (credits per request an engine answered)
 //	translate.canary.step                {step}        counter    [engine from to reason] (a ramping canary's steps; see Ramp)
+//
+// With the SDK's default exemplar filter, translate.request.duration's exemplars point at
+// request spans and translate.attempt.duration's at attempt spans (a first call that
+// succeeded has none to point at); the other histograms and the counters carry none.
 //
 // Fresh cache hits read no clock, so they are counted in translate.requests but have no
 // translate.request.duration. cache_hit is true for every answer made without an engine call: a fresh cache entry, an

@@ -145,14 +145,18 @@ type observer struct {
 	frozenReg      metric.Registration // after Close: the counters' last values
 	meter          metric.Meter
 
-	req       [numOutcomes][2][2]measureOpts // outcome, cache_hit, degraded
-	reqN      [numOutcomes][2][2]tally.Counter
-	hit       [2]measureOpts // hit=false, hit=true
-	hitN      [2]tally.Counter
-	how       [2]measureOpts // stale_cache, fallback_engine
-	noAttrs   measureOpts
-	decisions atomic.Uint32 // counts routing decisions; one in decisionEvery is timed
-	attrs     sync.Pool     // of *attrBuf
+	req     [numOutcomes][2][2]measureOpts // outcome, cache_hit, degraded
+	reqN    [numOutcomes][2][2]tally.Counter
+	hit     [2]measureOpts // hit=false, hit=true
+	hitN    [2]tally.Counter
+	how     [2]measureOpts // stale_cache, fallback_engine
+	noAttrs measureOpts
+	// The span attributes that depend only on the outcome: translate.outcome and, for a
+	// failure, error.type; for a request also cache_hit, degraded and fallback.
+	outcomeSpan [numOutcomes][]attribute.KeyValue
+	reqSpan     [numOutcomes][2][2][]attribute.KeyValue // outcome, cache_hit, degraded
+	decisions   atomic.Uint32                           // counts routing decisions; one in decisionEvery is timed
+	attrs       sync.Pool                               // of *attrBuf
 
 	// freshN counts the fresh cache hits freshHit records without a span or a log, by
 	// degraded: each is a request (reqN: outcome ok, cache hit) and a cache lookup (hitN:
@@ -262,7 +266,8 @@ func (ob *observer) initInstruments(m metric.Meter) error {
 	return errors.Join(errs...)
 }
 
-// initAttrs precomputes the attribute sets recording uses, so that it allocates nothing.
+// initAttrs precomputes the attribute sets recording uses and the span attributes that
+// depend only on the outcome, so that recording allocates nothing and builds no set.
 func (ob *observer) initAttrs() {
 	for k := range ob.req {
 		for h := range 2 {
@@ -277,6 +282,18 @@ func (ob *observer) initAttrs() {
 	ob.how[0] = newMeasureOpts(attribute.String("how", howStaleCache))
 	ob.how[1] = newMeasureOpts(attribute.String("how", howFallbackEngine))
 	ob.noAttrs = newMeasureOpts()
+	for k := range ob.reqSpan {
+		ob.outcomeSpan[k] = []attribute.KeyValue{attrOutcome.String(outcomeName(k))}
+		if k != 0 {
+			ob.outcomeSpan[k] = append(ob.outcomeSpan[k], attrErrorType.String(outcomeName(k)))
+		}
+		for h := range 2 {
+			for d := range 2 {
+				ob.reqSpan[k][h][d] = append([]attribute.KeyValue{attrCacheHit.Bool(h == 1),
+					attrDegraded.Bool(d == 1), attrFallback.Bool(d == 1 && h == 0)}, ob.outcomeSpan[k]...)
+			}
+		}
+	}
 }
 
 // engineTel precomputes the attribute sets of the engine named name.
@@ -425,28 +442,7 @@ func (o *observer) requestEnd(ctx context.Context, span trace.Span, r *request, 
 	o.calls(ctx, r, res, err)
 	if span != nil {
 		if span.IsRecording() {
-			buf := o.attrs.Get().(*attrBuf)
-			defer o.attrs.Put(buf)
-			attrs := append(buf[:0], attrOutcome.String(outcomeName(oc)), attrCacheHit.Bool(hit),
-				attrDegraded.Bool(degraded), attrFallback.Bool(degraded && !hit),
-				attrTextLen.Int(textLen(r)))
-			if id := requestIDOf(r, res); id != "" {
-				attrs = append(attrs, attrRequestID.String(id))
-			}
-			if res != nil {
-				attrs = append(attrs, attrAttempts.Int(len(res.Attempts)))
-				if res.Engine != "" {
-					attrs = append(attrs, attrEngine.String(res.Engine))
-				}
-			} else {
-				var ae *Error
-				if errors.As(err, &ae) {
-					attrs = append(attrs, attrAttempts.Int(len(ae.Attempts)))
-				}
-				attrs = append(attrs, attrErrorType.String(outcomeName(oc)))
-				span.SetStatus(codes.Error, outcomeName(oc))
-			}
-			span.SetAttributes(attrs...)
+			o.setRequestAttrs(span, r, res, err, oc)
 		}
 		span.End()
 	}
@@ -462,8 +458,40 @@ func (o *observer) requestEnd(ctx context.Context, span trace.Span, r *request, 
 	}
 }
 
+// setRequestAttrs sets the attributes of the request's span, all in one call: the SDK
+// copies them into a slice of its own, which every further call would grow (trace.
+// WithAttributes at the start would copy them twice). Those that depend only on the
+// outcome come ready-made from initAttrs.
+func (o *observer) setRequestAttrs(span trace.Span, r *request, res *Result, err error, oc int) {
+	buf := o.attrs.Get().(*attrBuf)
+	var attrs []attribute.KeyValue
+	if res != nil {
+		attrs = append(buf[:0], o.reqSpan[oc][b2i(res.FromCache)][b2i(res.Degraded)]...)
+		attrs = append(attrs, attrAttempts.Int(len(res.Attempts)))
+		if res.Engine != "" {
+			attrs = append(attrs, attrEngine.String(res.Engine))
+		}
+	} else {
+		attrs = append(buf[:0], o.reqSpan[oc][0][0]...)
+		var ae *Error
+		if errors.As(err, &ae) {
+			attrs = append(attrs, attrAttempts.Int(len(ae.Attempts)))
+		}
+		span.SetStatus(codes.Error, outcomeName(oc))
+	}
+	attrs = append(attrs, attrTextLen.Int(textLen(r)))
+	if id := requestIDOf(r, res); id != "" {
+		attrs = append(attrs, attrRequestID.String(id))
+	}
+	span.SetAttributes(attrs...)
+	o.attrs.Put(buf)
+}
+
 // calls records the engine calls of a request not answered by the cache: how many, what
-// they cost (when an engine answered), and each switch from one engine to the next.
+// they cost (when an engine answered), and each switch from one engine to the next. The
+// two histograms are recorded without the request's context: the SDK's exemplars would
+// point at the request's span, as translate.request.duration's already do, and offering
+// them costs a clock read and a lock per record.
 func (o *observer) calls(ctx context.Context, r *request, res *Result, err error) {
 	var atts []Attempt
 	if res != nil && res.FromCache {
@@ -471,11 +499,11 @@ func (o *observer) calls(ctx context.Context, r *request, res *Result, err error
 	}
 	if res != nil {
 		atts = res.Attempts
-		o.reqCost.Record(ctx, res.Cost, o.noAttrs.rec...)
+		o.reqCost.Record(context.Background(), res.Cost, o.noAttrs.rec...)
 	} else if ae := (*Error)(nil); errors.As(err, &ae) {
 		atts = ae.Attempts
 	}
-	o.reqAttempts.Record(ctx, int64(len(atts)), o.noAttrs.rec...)
+	o.reqAttempts.Record(context.Background(), int64(len(atts)), o.noAttrs.rec...)
 	for i := 1; i < len(atts); i++ {
 		if from := atts[i-1].Engine; atts[i].Engine != from {
 			set := o.noAttrs.add
@@ -516,17 +544,23 @@ func (o *observer) textHash(s string) string {
 	return hex.EncodeToString(h.Sum(sum[:0])[:4])
 }
 
-// attemptStart starts the span of attempt n (1-based, as in Result.Attempts) on e. Its
-// attributes are set at its end, all at once: the SDK copies them into a slice it grows on
-// every SetAttributes.
+// attemptStart starts the span of attempt n (1-based, as in Result.Attempts) on e, for
+// every attempt but the first: a request's first engine call gets a span of its own only
+// if it fails (see attemptEnd), because most requests make one call that succeeds, and
+// then the request's span says all its span would (translate.engine, translate.outcome,
+// translate.attempts, translate.fallback) at half the cost.
 func (o *observer) attemptStart(ctx context.Context, e *engine, n int) (context.Context, trace.Span) {
-	if !o.tracing() {
+	if n == 1 || !o.tracing() {
 		return ctx, nil
 	}
 	return o.tracer.Start(ctx, spanAttempt, o.attStart...)
 }
 
-// attemptEnd records attempt n on e, which took d and failed with err (nil: success).
+// attemptEnd records attempt n on e, which took d and failed with err (nil: success). A
+// first attempt that failed gets its span now, dated back to its start: a sibling of the
+// spans the engine made under ctx, not their parent. The attempt's duration is recorded
+// under its span, if it has one, so that the SDK's exemplars point at it; a first attempt
+// that succeeded records none (the request's duration points at the request's span).
 func (o *observer) attemptEnd(ctx context.Context, span trace.Span, e *engine, n int, d time.Duration, err error) {
 	oc := outcomeIndex(err)
 	et := e.tel
@@ -535,25 +569,38 @@ func (o *observer) attemptEnd(ctx context.Context, span trace.Span, e *engine, n
 	} else {
 		et.failed[oc].Add(1)
 	}
-	o.attemptDur.Record(ctx, d.Seconds(), et.engine.rec...)
-	if span != nil {
-		if span.IsRecording() {
-			buf := o.attrs.Get().(*attrBuf)
-			attrs := append(buf[:0], et.span, attrAttempt.Int(n),
-				attrFallback.Bool(e.fallbackOnly(e.view.Load())), attrOutcome.String(outcomeName(oc)))
-			if err != nil {
-				attrs = append(attrs, attrErrorType.String(outcomeName(oc)))
-				span.SetStatus(codes.Error, outcomeName(oc))
-			}
-			span.SetAttributes(attrs...)
-			o.attrs.Put(buf)
-		}
-		span.End()
+	rctx := context.Background()
+	switch {
+	case span != nil:
+		rctx = ctx
+		o.endAttemptSpan(span, e, n, oc)
+	case oc != 0 && o.tracing():
+		end := time.Now()
+		rctx, span = o.tracer.Start(ctx, spanAttempt, trace.WithSpanKind(trace.SpanKindClient),
+			trace.WithTimestamp(end.Add(-d)))
+		o.endAttemptSpan(span, e, n, oc, trace.WithTimestamp(end))
 	}
+	o.attemptDur.Record(rctx, d.Seconds(), et.engine.rec...)
 	if o.log != nil && o.log.Enabled(ctx, slog.LevelDebug) {
 		o.log.LogAttrs(ctx, slog.LevelDebug, "translate: attempt", slog.String("engine", e.name),
 			slog.Int("attempt", n), slog.Duration("latency", d), slog.String("outcome", outcomeName(oc)))
 	}
+}
+
+// endAttemptSpan sets the attributes of attempt n's span on e, whose outcome is oc, and
+// ends it.
+func (o *observer) endAttemptSpan(span trace.Span, e *engine, n, oc int, end ...trace.SpanEndOption) {
+	if span.IsRecording() {
+		buf := o.attrs.Get().(*attrBuf)
+		attrs := append(buf[:0], e.tel.span, attrAttempt.Int(n), attrFallback.Bool(e.fallbackOnly(e.view.Load())))
+		attrs = append(attrs, o.outcomeSpan[oc]...)
+		if oc != 0 {
+			span.SetStatus(codes.Error, outcomeName(oc))
+		}
+		span.SetAttributes(attrs...)
+		o.attrs.Put(buf)
+	}
+	span.End(end...)
 }
 
 // attrBuf holds a span's attributes while they are set: the SDK copies them, so the

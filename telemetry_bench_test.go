@@ -3,6 +3,7 @@ package translate_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -16,11 +17,20 @@ func benchMiss(b *testing.B, opts ...translate.Option) {
 	c := benchClient(b, append([]translate.Option{translate.WithoutCache()}, opts...)...)
 	ctx := context.Background()
 	b.ReportAllocs()
+	cpu0 := cpuTime()
 	for b.Loop() {
 		if _, err := c.Translate(ctx, benchReq); err != nil {
 			b.Fatal(err)
 		}
 	}
+	reportCPU(b, cpu0)
+}
+
+// reportCPU reports the process's CPU time (user and system, GC included) per iteration
+// since cpu0: on a shared machine it varies less than ns/op, which counts the time the
+// benchmark waited for a core.
+func reportCPU(b *testing.B, cpu0 time.Duration) {
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkMissSDK is BenchmarkMiss with a real SDK: every span sampled (and dropped at
@@ -48,11 +58,13 @@ func benchHit(b *testing.B, opts ...translate.Option) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
+	cpu0 := cpuTime()
 	for b.Loop() {
 		if _, err := c.Translate(ctx, benchReq); err != nil {
 			b.Fatal(err)
 		}
 	}
+	reportCPU(b, cpu0)
 }
 
 // BenchmarkCacheHitSDK is BenchmarkCacheHit with the real SDK of BenchmarkMissSDK.
