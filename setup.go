@@ -135,8 +135,8 @@ func (c *Client) newEngine(s *setup, i int, spec engineSpec, start time.Time, ol
 	if err != nil {
 		return nil, err
 	}
-	if err := spec.p.validate(fmt.Sprintf("WithEngine[%d].Profile.", i)); err != nil {
-		return nil, err
+	if err := spec.p.validate(""); err != nil { // the prefix is built for an error only
+		return nil, spec.p.validate(fmt.Sprintf("WithEngine[%d].Profile.", i))
 	}
 	p := spec.p.withDefaults()
 	langs, err := lang.NewSet(c.langs, p.Languages)
