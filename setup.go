@@ -60,6 +60,7 @@ func (c *Client) buildSetup(o options, prev *setup) (*setup, error) {
 	kept := map[int]bool{} // numbers of the engines that stay
 	s.reuse = prev.retiredTels()
 	s.hot, s.fresh = make([]hotEngine, len(o.engines)), make([]engineLive, len(o.engines))
+	s.engines = make([]*engine, 0, len(o.engines))
 	for _, spec := range o.engines {
 		if spec.e == nil || prev == nil {
 			continue
