@@ -535,8 +535,11 @@ func validateProfile(p Profile) error {
 			return configError("Profile.SceneQuality."+Scene(s).String(), "must be within 0..100")
 		}
 	}
-	if err := p.validate("Profile."); err != nil {
-		return err
+	if err := p.validate(""); err != nil { // prefixed names are built for an error only
+		return p.validate("Profile.")
+	}
+	if len(p.Languages) == 0 {
+		return nil // no cache to build (3 allocations) for nothing: Reconfigure runs this per engine
 	}
 	if _, err := lang.NewSet(lang.NewCache(), p.Languages); err != nil {
 		return configError("Profile.Languages", err.Error())

@@ -60,6 +60,7 @@ func (c *Client) buildSetup(o options, prev *setup) (*setup, error) {
 	kept := map[int]bool{} // numbers of the engines that stay
 	s.reuse = prev.retiredTels()
 	s.hot, s.fresh = make([]hotEngine, len(o.engines)), make([]engineLive, len(o.engines))
+	s.engines = make([]*engine, 0, len(o.engines))
 	for _, spec := range o.engines {
 		if spec.e == nil || prev == nil {
 			continue
@@ -135,8 +136,8 @@ func (c *Client) newEngine(s *setup, i int, spec engineSpec, start time.Time, ol
 	if err != nil {
 		return nil, err
 	}
-	if err := spec.p.validate(fmt.Sprintf("WithEngine[%d].Profile.", i)); err != nil {
-		return nil, err
+	if err := spec.p.validate(""); err != nil { // the prefix is built for an error only
+		return nil, spec.p.validate(fmt.Sprintf("WithEngine[%d].Profile.", i))
 	}
 	p := spec.p.withDefaults()
 	langs, err := lang.NewSet(c.langs, p.Languages)

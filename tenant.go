@@ -121,8 +121,12 @@ func (bs *budgets) set(b Budget) {
 	defer bs.mu.Unlock()
 	bs.all.Set(b.Daily, b.Monthly)
 	var old map[string]*tenantBudget
-	if p := bs.tenants.Load(); p != nil {
+	p := bs.tenants.Load()
+	if p != nil {
 		old = *p
+	}
+	if p != nil && len(old) == 0 && len(b.Tenants) == 0 {
+		return // no tenants before or after: keep the empty table rather than build another
 	}
 	m := make(map[string]*tenantBudget, len(b.Tenants))
 	for name, tb := range b.Tenants {
