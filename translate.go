@@ -370,10 +370,11 @@ func (c *Client) instant(r *request) bool {
 	return true
 }
 
-// instant reports whether e's calls starting at at (see deadline.Now) run inline: as
-// walk.initCtx decides.
+// instant reports whether e's calls starting at at (see deadline.Now) run inline because
+// they compute in process (deadline.Trust.Instant): an engine that earned inline calls by
+// heeding its context waits on a network and keeps identical requests to one call.
 func (e *engine) instant(at int64) bool {
-	return e.trust.Inline(at) && !e.has(flagIsolate)
+	return e.trust.Instant(at) && !e.has(flagIsolate)
 }
 
 // lookup returns a fresh cache hit, or the stale entry to fall back on, and counts the

@@ -59,6 +59,14 @@ func (t *Trust) Inline(now int64) bool {
 	return (t.good.Load() >= Earn || t.heeded.Load() >= Earn) && now-t.lastEnd.Load() < int64(Stall)
 }
 
+// Instant reports whether the engine's calls starting at now run inline because they
+// compute in process: its last Earn calls each returned within Instant. An engine that
+// earned inline calls by heeding its context (an HTTP engine) is not instant: its calls
+// wait on a network and may be billed, so identical requests still share one.
+func (t *Trust) Instant(now int64) bool {
+	return t.good.Load() >= Earn && now-t.lastEnd.Load() < int64(Stall)
+}
+
 // Record notes a call that ran from start to end (see Now); watched reports that it asked
 // its context for Done, onTime that it returned by its deadline. A call that was abandoned
 // is recorded when it returns, or never.

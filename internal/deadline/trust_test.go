@@ -243,3 +243,22 @@ func (a *Alarm) setFor() time.Time {
 	defer a.mu.Unlock()
 	return a.when
 }
+
+// TestHeededTrustIsNotInstant: an engine that earned inline calls by heeding its context
+// (an HTTP engine: 30ms calls that watched Done and returned in time) runs inline but is
+// not instant, so the Client still merges its identical requests into one billed call;
+// one whose calls returned within Instant is both.
+func TestHeededTrustIsNotInstant(t *testing.T) {
+	var heeding, computing Trust
+	now := int64(time.Hour)
+	for i := range Earn {
+		end := now + int64(i)*int64(time.Millisecond)
+		heeding.Record(end-int64(30*time.Millisecond), end, true, true)
+		computing.Record(end-int64(time.Microsecond), end, false, true)
+	}
+	at := now + int64(Earn)*int64(time.Millisecond)
+	got := [4]bool{heeding.Inline(at), heeding.Instant(at), computing.Inline(at), computing.Instant(at)}
+	if want := [4]bool{true, false, true, true}; got != want {
+		t.Errorf("heeding inline, instant; computing inline, instant = %v, want %v", got, want)
+	}
+}
