@@ -144,20 +144,18 @@ func TestTelemetryExemplars(t *testing.T) {
 func forEachPoint(m metricdata.Metrics, f func(key string, exemplars []trace.SpanID)) {
 	switch d := m.Data.(type) {
 	case metricdata.Histogram[float64]:
-		for _, p := range d.DataPoints {
-			var ids []trace.SpanID
-			for _, e := range p.Exemplars {
-				ids = append(ids, trace.SpanID(e.SpanID))
-			}
-			f(fmt.Sprintf("%s{%s}", m.Name, attrKey(p.Attributes)), ids)
-		}
+		eachPoint(m.Name, d.DataPoints, f)
 	case metricdata.Histogram[int64]:
-		for _, p := range d.DataPoints {
-			var ids []trace.SpanID
-			for _, e := range p.Exemplars {
-				ids = append(ids, trace.SpanID(e.SpanID))
-			}
-			f(fmt.Sprintf("%s{%s}", m.Name, attrKey(p.Attributes)), ids)
+		eachPoint(m.Name, d.DataPoints, f)
+	}
+}
+
+func eachPoint[N int64 | float64](name string, dps []metricdata.HistogramDataPoint[N], f func(string, []trace.SpanID)) {
+	for _, p := range dps {
+		var ids []trace.SpanID
+		for _, e := range p.Exemplars {
+			ids = append(ids, trace.SpanID(e.SpanID))
 		}
+		f(fmt.Sprintf("%s{%s}", name, attrKey(p.Attributes)), ids)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/fanyi-go/translate/redisstore/redistest"
 )
 
@@ -39,15 +41,7 @@ func TestClusterMasterFailsOverToReplica(t *testing.T) {
 	for range 200 { // 2 s at 3,000 calls/s: 6,000
 		cr.step(t, 10)
 	}
-	master, err := newClusterClient(t, cl.Addrs).MasterForKey(context.Background(), "{failover}:E")
-	if err != nil {
-		t.Fatal(err)
-	}
-	maddr := master.Options().Addr
-	raddr, err := cl.ReplicaOf(maddr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, maddr, raddr := masterAndReplica(t, cl, "{failover}:E")
 	killed := time.Now()
 	if err := cl.Kill(maddr); err != nil {
 		t.Fatal(err)
@@ -132,4 +126,19 @@ func renewedSince(st *Store, since time.Time) bool {
 		}
 	}
 	return false
+}
+
+// masterAndReplica returns the master that holds key, its address and its replica's.
+func masterAndReplica(t *testing.T, cl *redistest.Cluster, key string) (*redis.Client, string, string) {
+	t.Helper()
+	master, err := newClusterClient(t, cl.Addrs).MasterForKey(context.Background(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	maddr := master.Options().Addr
+	raddr, err := cl.ReplicaOf(maddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return master, maddr, raddr
 }

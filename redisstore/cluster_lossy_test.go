@@ -32,15 +32,7 @@ func TestClusterLossyFailoverOverrunsNothing(t *testing.T) {
 	for range 100 { // 3,000 calls
 		cr.step(t, 10)
 	}
-	master, err := newClusterClient(t, cl.Addrs).MasterForKey(context.Background(), "{lossy}:E")
-	if err != nil {
-		t.Fatal(err)
-	}
-	maddr := master.Options().Addr
-	raddr, err := cl.ReplicaOf(maddr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	master, maddr, raddr := masterAndReplica(t, cl, "{lossy}:E")
 	lostWrites(t, newClient(t, raddr), master, func() {
 		for _, st := range cr.stores {
 			grabTheRest(t, st, daily)
