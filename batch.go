@@ -49,6 +49,7 @@ func (c *Client) TranslateBatch(ctx context.Context, reqs []Request) []BatchResu
 		}
 		return out
 	}
+	c.gate.Wait(ctx)
 	sem := make(chan struct{}, c.batchConc)
 	var wg sync.WaitGroup
 	defer wg.Wait()

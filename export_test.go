@@ -51,3 +51,7 @@ func SharesForTest(c *Client, req Request) map[string]float64 {
 	}
 	return out
 }
+
+// ReconfigureHoldForTest is how long requests that arrive during a Reconfigure wait for it
+// at most.
+const ReconfigureHoldForTest = reconfigureHold

@@ -34,6 +34,11 @@ import (
 // them finish and are settled as usual. A request is served under exactly one
 // configuration: the one running when it started.
 //
+// While Reconfigure builds the new configuration, requests that arrive wait for it and run
+// under it, for reconfigureHold (20ms) at most: callers that keep every core busy would
+// otherwise starve it (see internal/gate). Fetching new engines' language lists
+// (LanguageSupporter) holds no request. The wait counts against the request's deadline.
+//
 // An invalid cfg changes nothing: Reconfigure returns the error (naming the field, as New
 // does), logs a warning and counts translate.config.rejected. On a closed Client it returns
 // ErrClosed.
@@ -43,6 +48,8 @@ func (c *Client) Reconfigure(cfg *Config) error {
 	}
 	c.reconf.Lock()
 	defer c.reconf.Unlock()
+	c.gate.Close() // requests that arrive wait for the new configuration, reconfigureHold at most
+	defer c.gate.Open()
 	s, o, err := c.nextSetup(cfg)
 	if err != nil {
 		c.obs.configRejectedOne(err)
@@ -63,6 +70,7 @@ func (c *Client) Reconfigure(cfg *Config) error {
 	c.budget.set(o.budget)
 	c.cfg.Store(s)
 	c.mu.Unlock()
+	c.gate.Open()
 	c.startProbes()
 	cc := CacheConfig{Entries: o.cacheEntries, TTL: o.cacheTTL, Disabled: o.noCache}
 	if c.cache != nil && !cc.Disabled {
@@ -75,6 +83,12 @@ func (c *Client) Reconfigure(cfg *Config) error {
 	}
 	return nil
 }
+
+// reconfigureHold bounds how long requests that arrive during a Reconfigure wait for it.
+// Reconfigure takes some 35µs of CPU; the hold is what lets it have a core when callers
+// keep every core busy (see internal/gate), and bounds what a slow engine factory or a
+// language list fetched from a vendor costs the requests that wait.
+const reconfigureHold = 20 * time.Millisecond
 
 // cacheNotApplied returns the fields of a cache section that ask for a cache Reconfigure
 // cannot give: "cache.disabled" when it turns the cache on or off, "cache.entries" when it
@@ -124,7 +138,11 @@ func (c *Client) nextSetup(cfg *Config) (*setup, *options, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	c.discoverLanguages(s) // engines new to the Client may list their pairs: not under a lock
+	if s.discovers() { // engines new to the Client may list their pairs: not under a lock,
+		c.gate.Open() // and requests do not wait for the vendors
+		c.discoverLanguages(s)
+		c.gate.Close()
+	}
 	return s, &o, nil
 }
 

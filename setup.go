@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"reflect"
+	"slices"
 	"time"
 
 	"golang.org/x/text/language"
@@ -238,10 +239,10 @@ func specName(i int, spec engineSpec) (string, error) {
 // call leaves the engine open to any pair.
 func (c *Client) discoverLanguages(s *setup) {
 	for i, e := range s.engines {
-		ls, ok := e.eng.(LanguageSupporter)
-		if !ok || e.langs != nil {
+		if !discovers(e) {
 			continue
 		}
+		ls := e.eng.(LanguageSupporter)
 		ctx, cancel := context.WithTimeout(context.Background(), e.prof.Timeout)
 		pairs, err := ls.SupportedPairs(ctx)
 		cancel()
@@ -255,4 +256,15 @@ func (c *Client) discoverLanguages(s *setup) {
 		e.langs = lang.NewSetOfTags(c.langs, tags)
 		s.hot[i].langs = e.langs
 	}
+}
+
+// discovers reports whether discoverLanguages asks any engine of s.
+func (s *setup) discovers() bool {
+	return slices.ContainsFunc(s.engines, discovers)
+}
+
+// discovers reports whether discoverLanguages asks e.
+func discovers(e *engine) bool {
+	_, ok := e.eng.(LanguageSupporter)
+	return ok && e.langs == nil
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/fanyi-go/translate/internal/clock"
 	"github.com/fanyi-go/translate/internal/deadline"
+	"github.com/fanyi-go/translate/internal/gate"
 	"github.com/fanyi-go/translate/internal/lang"
 	"github.com/fanyi-go/translate/internal/segment"
 )
@@ -127,6 +128,7 @@ type Client struct {
 	wake      chan struct{} // a recovery probe is due (probe.go); made in New
 	hedge     hedgeTokens
 	runner    *deadline.Runner // runs engine calls, so that requests keep their deadline
+	gate      *gate.Gate       // closed while Reconfigure works: new requests wait (reconfigure.go)
 	store     Store
 	mem       *tmem // the translation memory; nil: off (memory.go)
 	// sharedSpent is the shared budget's spend as the Store last reported it (float64 bits).
@@ -153,6 +155,7 @@ func New(opts ...Option) (*Client, error) {
 		batchConc: o.batchConcurrency, store: o.store, stop: make(chan struct{}), seen: newSeen(),
 	}
 	c.runner = deadline.NewRunner(c.stop)
+	c.gate = gate.New(reconfigureHold)
 	if !o.noCache {
 		c.cache = newCache(o.cacheEntries, int64(o.cacheTTL))
 	}
@@ -234,8 +237,12 @@ func (c *Client) doAvoiding(ctx context.Context, req *Request, sink *streamSink,
 		return nil, ErrClosed
 	}
 	now := c.now()
-	c.maybeFold(now)
 	var head request
+	if c.gate.Closed() { // a Reconfigure under way: wait for its configuration, on the clock
+		head.t0 = time.Now()
+		c.gate.Wait(ctx)
+	}
+	c.maybeFold(now)
 	if err := c.prepareKey(req, &head); err != nil {
 		return nil, c.refuse(ctx, &head, err)
 	}
@@ -287,8 +294,10 @@ func (c *Client) refuse(ctx context.Context, r *request, err error) error {
 // request in flight, or the engines. A request with a RequestID of its own is looked up
 // here, after its id.
 func (c *Client) translate(ctx context.Context, r *request, now int64, sc *scratch, stale *cacheEntry) (*Result, error) {
-	if r.RequestID != "" {
+	if r.t0.IsZero() { // set when the request waited for a Reconfigure
 		r.t0 = time.Now()
+	}
+	if r.RequestID != "" {
 		if p, ok := c.seen.lookup(r.RequestID, r.hash, now); ok {
 			if p.res != nil {
 				return c.reuse(p.res, r.RequestID, r.t0), nil
@@ -299,9 +308,6 @@ func (c *Client) translate(ctx context.Context, r *request, now int64, sc *scrat
 		if stale, hit = c.lookup(r, now); hit != nil {
 			return hit, nil
 		}
-	}
-	if r.t0.IsZero() {
-		r.t0 = time.Now()
 	}
 	if hit := c.memoryHit(ctx, r, r.t0); hit != nil {
 		return hit, nil
