@@ -1,0 +1,171 @@
+package redisstore
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/fanyi-go/translate"
+	"github.com/fanyi-go/translate/redisstore/redistest"
+)
+
+// pair starts a master and a replica of it (REPLICAOF), each a redis-server of its own,
+// and waits until the replica's link is up.
+func pair(t *testing.T) (master, replica *redistest.Server) {
+	t.Helper()
+	master, replica = ownServer(t), ownServer(t)
+	host, port, _ := strings.Cut(master.Addr, ":")
+	rc := newClient(t, replica.Addr)
+	if err := rc.ReplicaOf(context.Background(), host, port).Err(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); replInfo(t, rc, "master_link_status") != "up"; {
+		if time.Now().After(deadline) {
+			t.Fatal("the replica did not link to its master within 20s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return master, replica
+}
+
+// Grants wait for replicas by default exactly when Redis has some: a lone Redis is asked
+// nothing more, a master with a connected replica gets WAIT 1; WithReplicaAcks forces
+// either way.
+func TestReplicaAcksDefault(t *testing.T) {
+	master, _ := pair(t)
+	lone := needServer(t)
+	cases := []struct {
+		name string
+		addr string
+		opts []Option
+		want int
+	}{
+		{"lone redis", lone.Addr, nil, 0},
+		{"master with a replica", master.Addr, nil, 1},
+		{"forced off", master.Addr, []Option{WithReplicaAcks(0, 0)}, 0},
+		{"forced on a lone redis", lone.Addr, []Option{WithReplicaAcks(2, time.Millisecond)}, 2},
+	}
+	for _, c := range cases {
+		st, err := New(newClient(t, c.addr), append([]Option{WithPrefix(prefixFor(t) + strconv.Itoa(len(c.name)) + ":")}, c.opts...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, _ := st.wantAcks(context.Background(), "k")
+		if n != c.want {
+			t.Errorf("%s: grants wait for %d replicas, want %d", c.name, n, c.want)
+		}
+	}
+	if _, err := New(newClient(t, lone.Addr), WithReplicaAcks(1, 0)); err == nil {
+		t.Error("WithReplicaAcks(1, 0) accepted: WAIT 1 0 would block for ever")
+	}
+}
+
+func TestReplicasInNodes(t *testing.T) {
+	nodes := "a1 127.0.0.1:7000@17000 myself,master - 0 0 1 connected 0-5460\n" +
+		"b1 127.0.0.1:7001@17001 master - 0 0 2 connected 5461-10922\n" +
+		"r1 127.0.0.1:7003@17003 slave,fail a1 0 0 1 connected\n" +
+		"r2 127.0.0.1:7004@17004 slave b1 0 0 2 connected\n"
+	if got := replicasInNodes(nodes); got != 1 {
+		t.Errorf("replicas of myself: %d, want 1 (a failed one counts)", got)
+	}
+}
+
+// With the replica stopped, a refill's WAIT times out: the store spends only what was
+// acknowledged, never the grant Redis made meanwhile, each admission from the held block
+// returns without waiting for the refill's WAIT (it runs in the background), and Flush
+// hands the unacknowledged grant back, leaving nothing reserved.
+func TestUnackedGrantIsNeitherSpentNorStranded(t *testing.T) {
+	master, replica := pair(t)
+	rdb := newClient(t, master.Addr)
+	clk := newClock(t0)
+	const wait = 2 * time.Second
+	st, err := New(rdb, WithPrefix(prefixFor(t)), withClock(clk), WithTimeout(time.Second), WithReplicaAcks(1, wait))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.blocks.wg.Wait)
+	ctx := context.Background()
+	admit := func() (bool, time.Duration) {
+		a := translate.Admission{Now: clk.now(), Engine: "paid", Credits: 1, Daily: 1000}
+		start := time.Now()
+		got, err := st.Admit(ctx, a)
+		took := time.Since(start)
+		if err != nil || got.Lease == "" {
+			return false, took
+		}
+		if err := st.Settle(ctx, translate.Settlement{Lease: got.Lease, Sent: true, Credits: 1}); err != nil {
+			t.Fatal(err)
+		}
+		return true, took
+	}
+	for range 100 { // acknowledged grants: a block grown to the demand
+		if ok, _ := admit(); !ok {
+			t.Fatal("refused with the replica up")
+		}
+	}
+	st.blocks.wg.Wait()
+	l := st.blocks.all()[0]
+	if err := replica.Pause(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = replica.Resume() }()
+	l.mu.Lock()
+	held := l.cur.granted
+	l.mu.Unlock()
+	spent, slowest, during := 100, time.Duration(0), 0
+	for range 400 {
+		l.mu.Lock()
+		refilling := l.refill
+		l.mu.Unlock()
+		ok, took := admit()
+		if !ok {
+			break
+		}
+		spent++
+		if refilling {
+			during++
+			slowest = max(slowest, took)
+		}
+	}
+	st.blocks.wg.Wait()
+	if float64(spent) > held {
+		t.Errorf("spent %d with %.0f acknowledged: the unacknowledged grant was spent", spent, held)
+	}
+	if during == 0 || slowest >= wait/2 {
+		t.Errorf("%d admissions from the held block during a refill waiting for its replica, the slowest %v: WAIT (%v) reached the request path", during, slowest, wait)
+	}
+	if err := replica.Resume(); err != nil {
+		t.Fatal(err)
+	}
+	l.mu.Lock()
+	pending := l.pending
+	l.mu.Unlock()
+	if !pending {
+		t.Fatal("no grant left unacknowledged: the replica's pause was not seen")
+	}
+	if _, r := figuresOf(t, st, l); r <= 0 {
+		t.Fatalf("Redis reserves %.0f before Flush: no unacknowledged grant to hand back", r)
+	}
+	if err := st.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s, r := figuresOf(t, st, l)
+	if diff := cmp.Diff([2]float64{float64(spent), 0}, [2]float64{s, r}); diff != "" {
+		t.Errorf("figures after Flush (spent, reserved) (-want +got):\n%s", diff)
+	}
+	t.Logf("%.0f acknowledged, %d spent; %d admissions during a refill waiting for its replica, the slowest %v", held, spent, during, slowest)
+}
+
+// figuresOf reads l's spent and reserved figures from Redis.
+func figuresOf(t *testing.T, st *Store, l *limit) (spent, reserved float64) {
+	t.Helper()
+	v, err := st.rdb.HMGet(context.Background(), l.key, "s", "r").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return num(v[0]), num(v[1])
+}
