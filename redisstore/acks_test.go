@@ -80,35 +80,21 @@ func TestReplicasInNodes(t *testing.T) {
 // hands the unacknowledged grant back, leaving nothing reserved.
 func TestUnackedGrantIsNeitherSpentNorStranded(t *testing.T) {
 	master, replica := pair(t)
-	rdb := newClient(t, master.Addr)
-	clk := newClock(t0)
 	const wait = 2 * time.Second
-	st, err := New(rdb, WithPrefix(prefixFor(t)), withClock(clk), WithTimeout(time.Second), WithReplicaAcks(1, wait))
+	a := &acker{t: t, clk: newClock(t0)}
+	var err error
+	a.st, err = New(newClient(t, master.Addr), WithPrefix(prefixFor(t)), withClock(a.clk), WithTimeout(time.Second), WithReplicaAcks(1, wait))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(st.blocks.wg.Wait)
-	ctx := context.Background()
-	admit := func() (bool, time.Duration) {
-		a := translate.Admission{Now: clk.now(), Engine: "paid", Credits: 1, Daily: 1000}
-		start := time.Now()
-		got, err := st.Admit(ctx, a)
-		took := time.Since(start)
-		if err != nil || got.Lease == "" {
-			return false, took
-		}
-		if err := st.Settle(ctx, translate.Settlement{Lease: got.Lease, Sent: true, Credits: 1}); err != nil {
-			t.Fatal(err)
-		}
-		return true, took
-	}
+	t.Cleanup(a.st.blocks.wg.Wait)
 	for range 100 { // acknowledged grants: a block grown to the demand
-		if ok, _ := admit(); !ok {
+		if ok, _ := a.admit(); !ok {
 			t.Fatal("refused with the replica up")
 		}
 	}
-	st.blocks.wg.Wait()
-	l := st.blocks.all()[0]
+	a.st.blocks.wg.Wait()
+	l := a.st.blocks.all()[0]
 	if err := replica.Pause(); err != nil {
 		t.Fatal(err)
 	}
@@ -116,22 +102,8 @@ func TestUnackedGrantIsNeitherSpentNorStranded(t *testing.T) {
 	l.mu.Lock()
 	held := l.cur.granted
 	l.mu.Unlock()
-	spent, slowest, during := 100, time.Duration(0), 0
-	for range 400 {
-		l.mu.Lock()
-		refilling := l.refill
-		l.mu.Unlock()
-		ok, took := admit()
-		if !ok {
-			break
-		}
-		spent++
-		if refilling {
-			during++
-			slowest = max(slowest, took)
-		}
-	}
-	st.blocks.wg.Wait()
+	spent, during, slowest := a.spendHeld(l)
+	spent += 100
 	if float64(spent) > held {
 		t.Errorf("spent %d with %.0f acknowledged: the unacknowledged grant was spent", spent, held)
 	}
@@ -144,20 +116,60 @@ func TestUnackedGrantIsNeitherSpentNorStranded(t *testing.T) {
 	l.mu.Lock()
 	pending := l.pending
 	l.mu.Unlock()
-	if !pending {
-		t.Fatal("no grant left unacknowledged: the replica's pause was not seen")
+	if _, r := figuresOf(t, a.st, l); !pending || r <= 0 {
+		t.Fatalf("pending %v, Redis reserves %.0f before Flush: no unacknowledged grant to hand back", pending, r)
 	}
-	if _, r := figuresOf(t, st, l); r <= 0 {
-		t.Fatalf("Redis reserves %.0f before Flush: no unacknowledged grant to hand back", r)
-	}
-	if err := st.Flush(ctx); err != nil {
+	if err := a.st.Flush(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	s, r := figuresOf(t, st, l)
+	s, r := figuresOf(t, a.st, l)
 	if diff := cmp.Diff([2]float64{float64(spent), 0}, [2]float64{s, r}); diff != "" {
 		t.Errorf("figures after Flush (spent, reserved) (-want +got):\n%s", diff)
 	}
 	t.Logf("%.0f acknowledged, %d spent; %d admissions during a refill waiting for its replica, the slowest %v", held, spent, during, slowest)
+}
+
+// acker admits calls of 1 credit on st, at clk.
+type acker struct {
+	t   *testing.T
+	st  *Store
+	clk *clock
+}
+
+// admit admits and settles one call: whether it was granted, and how long Admit took.
+func (a *acker) admit() (bool, time.Duration) {
+	ctx := context.Background()
+	start := time.Now()
+	got, err := a.st.Admit(ctx, translate.Admission{Now: a.clk.now(), Engine: "paid", Credits: 1, Daily: 1000})
+	took := time.Since(start)
+	if err != nil || got.Lease == "" {
+		return false, took
+	}
+	if err := a.st.Settle(ctx, translate.Settlement{Lease: got.Lease, Sent: true, Credits: 1}); err != nil {
+		a.t.Fatal(err)
+	}
+	return true, took
+}
+
+// spendHeld admits until a refusal (at most 400): how many were granted, how many of
+// those while a refill of l was under way, and the slowest of these.
+func (a *acker) spendHeld(l *limit) (spent, during int, slowest time.Duration) {
+	for range 400 {
+		l.mu.Lock()
+		refilling := l.refill
+		l.mu.Unlock()
+		ok, took := a.admit()
+		if !ok {
+			break
+		}
+		spent++
+		if refilling {
+			during++
+			slowest = max(slowest, took)
+		}
+	}
+	a.st.blocks.wg.Wait()
+	return spent, during, slowest
 }
 
 // figuresOf reads l's spent and reserved figures from Redis.
