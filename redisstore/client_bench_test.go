@@ -3,6 +3,7 @@ package redisstore_test
 import (
 	"context"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -155,6 +156,37 @@ func BenchmarkClientMissWithStore(b *testing.B) {
 	srv := startServer(b)
 	c, cnt := storeClient(b, srv.Addr, "bench:miss:")
 	miss(b, c, cnt)
+}
+
+// BenchmarkClientMissWithStoreReplicaAcks is BenchmarkClientMissWithStore on a master with
+// a replica: every refill waits for the replica's acknowledgement (WAIT, the default when
+// Redis has replicas), off the request path, so a miss should cost what it costs without.
+func BenchmarkClientMissWithStoreReplicaAcks(b *testing.B) {
+	master, replica := startServer(b), startServer(b)
+	host, port, _ := strings.Cut(master.Addr, ":")
+	rc := redis.NewClient(&redis.Options{Addr: replica.Addr, DisableIdentity: true})
+	b.Cleanup(func() { _ = rc.Close() })
+	ctx := context.Background()
+	if err := rc.ReplicaOf(ctx, host, port).Err(); err != nil {
+		b.Fatal(err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(rc.Info(ctx, "replication").Val(), "master_link_status:up"); {
+		if time.Now().After(deadline) {
+			b.Fatal("the replica did not link to its master within 20s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	c, cnt := storeClient(b, master.Addr, "bench:acks:")
+	miss(b, c, cnt)
+	mc := redis.NewClient(&redis.Options{Addr: master.Addr, DisableIdentity: true})
+	defer mc.Close()
+	stats := mc.Info(ctx, "commandstats").Val()
+	if i := strings.Index(stats, "cmdstat_wait:calls="); i >= 0 { // the refills waited for the replica
+		n, _ := strconv.Atoi(strings.SplitN(stats[i+len("cmdstat_wait:calls="):], ",", 2)[0])
+		b.ReportMetric(float64(n)/float64(b.N), "waits/op")
+	} else {
+		b.Fatal("no WAIT reached the master: grants did not wait for the replica")
+	}
 }
 
 // BenchmarkClientMissWithStoreCache: the same with the second-level cache (WithCache): one
