@@ -2,12 +2,14 @@ package redisstore
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/fanyi-go/translate"
 	"github.com/fanyi-go/translate/redisstore/redistest"
@@ -20,6 +22,9 @@ func pair(t *testing.T) (master, replica *redistest.Server) {
 	master, replica = ownServer(t), ownServer(t)
 	host, port, _ := strings.Cut(master.Addr, ":")
 	rc := newClient(t, replica.Addr)
+	if err := diskless(context.Background(), newClient(t, master.Addr), rc); err != nil {
+		t.Fatal(err)
+	}
 	if err := rc.ReplicaOf(context.Background(), host, port).Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +34,41 @@ func pair(t *testing.T) (master, replica *redistest.Server) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	if err := replicaAcks(context.Background(), newClient(t, master.Addr)); err != nil {
+		t.Fatal(err)
+	}
 	return master, replica
+}
+
+// replicaAcks waits until a write on master is acknowledged by a replica (the link is up
+// before the master counts the replica for WAIT), for at most 20s.
+func replicaAcks(ctx context.Context, master *redis.Client) error {
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		var wait *redis.Cmd
+		_, _ = master.Pipelined(ctx, func(p redis.Pipeliner) error {
+			p.Set(ctx, "replica-acks-probe", "1", time.Minute)
+			wait = p.Do(ctx, "wait", 1, 100)
+			return nil
+		})
+		if n, _ := wait.Int64(); n >= 1 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return errors.New("no replica acknowledged a write within 20s")
+		}
+	}
+}
+
+// diskless makes the replica's sync go through the socket on both ends: no RDB file is
+// written into the package's directory.
+func diskless(ctx context.Context, master, replica *redis.Client) error {
+	if err := master.ConfigSet(ctx, "repl-diskless-sync", "yes").Err(); err != nil {
+		return err
+	}
+	if err := master.ConfigSet(ctx, "repl-diskless-sync-delay", "0").Err(); err != nil {
+		return err
+	}
+	return replica.ConfigSet(ctx, "repl-diskless-load", "on-empty-db").Err()
 }
 
 // Grants wait for replicas by default exactly when Redis has some: a lone Redis is asked
