@@ -51,7 +51,8 @@ type acks struct {
 // LAN), off the request path unless a block runs out. While the master's replicas are
 // down or cut off, it grants nothing new: replicas spend the blocks they hold, and then an
 // admission that needs a block fails as during an outage (the Client skips the engine as
-// unavailable). What it buys: a failover to a replica that missed the last writes never
+// unavailable). A replica that has just linked counts only after its first
+// acknowledgement to the master (up to a second later). What it buys: a failover to a replica that missed the last writes never
 // lets a replica spend budget the promoted replica does not count (overrun 0).
 func WithReplicaAcks(n int, timeout time.Duration) Option {
 	return func(o *options) { o.acks, o.ackTimeout, o.acksSet = n, timeout, true }
