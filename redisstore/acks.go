@@ -66,7 +66,7 @@ func (a *acks) init(o *options) {
 	}
 }
 
-// want returns how many replicas must acknowledge a grant now, and WAIT's timeout; in auto
+// wantAcks returns how many replicas must acknowledge a grant now, and WAIT's timeout; in auto
 // mode it looks at the replication first when due.
 func (s *Store) wantAcks(ctx context.Context, key string) (int, time.Duration) {
 	a := &s.acks
