@@ -75,6 +75,7 @@ type limit struct {
 	reserve float64 // the figures at the last refill
 	writes  int64   // the figure key's write count (v) in the last reply: lower later means lost writes
 	nextID  string  // the id a new block gets: kept until a reply names it
+	pending bool    // a grant was not acknowledged by Redis's replicas: Redis may hold it under nextID (or cur's id) until adopted or returned
 	rmu     sync.Mutex
 	timer   *time.Timer // renews or returns the block when the replica goes quiet
 	stopped bool        // by Flush: no timer until the next block
@@ -245,7 +246,7 @@ func (s *Store) refillFor(ctx context.Context, l *limit, amount, lim, want float
 	l.mu.Unlock()
 	// From now, and whatever is left of the caller's time: the callers queued behind this
 	// one wait for its result.
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.o.timeout)
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.refillTimeout())
 	defer cancel()
 	if err := s.refillLocked(rctx, l, want, need, false); err != nil {
 		return nil, false, err
@@ -279,7 +280,7 @@ func (s *Store) maybeRefill(l *limit, want float64, now time.Time) {
 		defer s.blocks.wg.Done()
 		l.rmu.Lock()
 		defer l.rmu.Unlock()
-		ctx, cancel := context.WithTimeout(context.Background(), s.o.timeout)
+		ctx, cancel := context.WithTimeout(context.Background(), s.refillTimeout())
 		defer cancel()
 		_ = s.refillLocked(ctx, l, want, 0, false)
 		l.mu.Lock()
@@ -309,9 +310,9 @@ func (s *Store) refillLocked(ctx context.Context, l *limit, want, need float64, 
 	if l.cur != nil {
 		id, spent, free = l.cur.id, l.cur.spent, l.cur.free()
 	}
-	if ret && (l.cur == nil || l.cur.inflight > 0) {
+	if ret && ((l.cur == nil && !l.pending) || (l.cur != nil && l.cur.inflight > 0)) {
 		l.mu.Unlock()
-		return nil // nothing to return, or calls in flight: renewed later, or swept
+		return nil // nothing to return (not even a grant not acknowledged), or calls in flight: renewed later, or swept
 	}
 	returned := l.cur
 	if ret {
@@ -334,26 +335,38 @@ func (s *Store) refillLocked(ctx context.Context, l *limit, want, need float64, 
 		deadline = sent.UnixMicro() + s.o.timeout.Microseconds() + s.offset.Load()
 	}
 	bx, ek, known := s.groupKeys(l)
-	r, err := s.sc.block.Run(ctx, s.rdb, []string{l.key, bx, ek},
+	r, err := s.runBlock(ctx, !ret, []string{l.key, bx, ek},
 		now.UnixMilli(), deadline, known, id, fnum(spent), fnum(add), fnum(need), fnum(want),
 		fnum(lim), now.Add(BlockTTL).UnixMilli(), ttl, l.start.UnixMilli(), mode, nextID,
-		fnum(unit), fnum(max(free, 0)), writes).Slice()
+		fnum(unit), fnum(max(free, 0)), writes)
 	if err == nil {
 		err = s.applyBlock(l, r, sent, now)
 	}
 	if err != nil {
-		l.mu.Lock()
-		if ret && l.cur == nil { // not returned: kept, for the next Flush or a renewal
-			l.cur = returned
-		}
-		if l.fails++; l.fails > 1 { // one timeout on a busy host is not an outage yet
-			l.retryAt = now.Add(s.probeEvery())
-		}
-		l.mu.Unlock()
-		s.unreachable.Add(context.Background(), 1)
+		s.refillFailed(l, err, ret, returned, now)
 		return err
 	}
 	return nil
+}
+
+// refillFailed records a refill or return of l that failed: a block not returned is kept,
+// for the next Flush or a renewal; a grant not acknowledged is pending, to be adopted or
+// returned; the next refill waits a probe period after two failures in a row.
+func (s *Store) refillFailed(l *limit, err error, ret bool, returned *block, now time.Time) {
+	l.mu.Lock()
+	if ret && l.cur == nil {
+		l.cur = returned
+	}
+	if errors.Is(err, errNotAcked) {
+		l.pending = true
+	}
+	if l.fails++; l.fails > 1 { // one timeout on a busy host is not an outage yet
+		l.retryAt = now.Add(s.probeEvery())
+	}
+	l.mu.Unlock()
+	if !errors.Is(err, errNotAcked) {
+		s.unreachable.Add(context.Background(), 1)
+	}
 }
 
 func (s *Store) applyBlock(l *limit, r []any, sent, now time.Time) error {
@@ -379,7 +392,7 @@ func (s *Store) applyBlock(l *limit, r []any, sent, now time.Time) error {
 	if code != codeLost { // figures of a lost period are Redis's empty ones: keep the last known
 		l.spent, l.reserve = fs, fr
 	}
-	l.retryAt, l.fails = time.Time{}, 0
+	l.retryAt, l.fails, l.pending = time.Time{}, 0, false
 	l.writes = max(l.writes, writes)
 	if id == l.nextID {
 		l.nextID = ""
@@ -435,7 +448,7 @@ func (s *Store) quiet(l *limit) {
 	idle := now.Sub(l.at) > demandWindow
 	want := l.want(now, 0)
 	l.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), s.o.timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), s.refillTimeout())
 	defer cancel()
 	_ = s.refillLocked(ctx, l, want, 0, idle)
 }
@@ -455,7 +468,7 @@ func (s *Store) returnBlocks(ctx context.Context) error {
 	for _, l := range s.blocks.all() {
 		l.rmu.Lock()
 		l.stop()
-		pctx, cancel := context.WithTimeout(ctx, s.o.timeout)
+		pctx, cancel := context.WithTimeout(ctx, s.refillTimeout())
 		err := s.refillLocked(pctx, l, 0, 0, true)
 		cancel()
 		l.rmu.Unlock()

@@ -3,6 +3,7 @@ package redisstore_test
 import (
 	"context"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -155,6 +156,58 @@ func BenchmarkClientMissWithStore(b *testing.B) {
 	srv := startServer(b)
 	c, cnt := storeClient(b, srv.Addr, "bench:miss:")
 	miss(b, c, cnt)
+}
+
+// BenchmarkClientMissWithStoreReplicaAcks is BenchmarkClientMissWithStore on a master with
+// a replica: every refill waits for the replica's acknowledgement (WAIT, the default when
+// Redis has replicas), off the request path, so a miss should cost what it costs without.
+func BenchmarkClientMissWithStoreReplicaAcks(b *testing.B) {
+	master, replica := startServer(b), startServer(b)
+	host, port, _ := strings.Cut(master.Addr, ":")
+	rc := redis.NewClient(&redis.Options{Addr: replica.Addr, DisableIdentity: true})
+	b.Cleanup(func() { _ = rc.Close() })
+	ctx := context.Background()
+	mc := redis.NewClient(&redis.Options{Addr: master.Addr, DisableIdentity: true})
+	defer mc.Close()
+	// The sync through the socket on both ends: no RDB file written into the package.
+	for _, set := range []*redis.StatusCmd{mc.ConfigSet(ctx, "repl-diskless-sync", "yes"),
+		mc.ConfigSet(ctx, "repl-diskless-sync-delay", "0"), rc.ConfigSet(ctx, "repl-diskless-load", "on-empty-db")} {
+		if set.Err() != nil {
+			b.Fatal(set.Err())
+		}
+	}
+	if err := rc.ReplicaOf(ctx, host, port).Err(); err != nil {
+		b.Fatal(err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(rc.Info(ctx, "replication").Val(), "master_link_status:up"); {
+		if time.Now().After(deadline) {
+			b.Fatal("the replica did not link to its master within 20s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; { // until the master counts the replica for WAIT
+		var wait *redis.Cmd
+		_, _ = mc.Pipelined(ctx, func(p redis.Pipeliner) error {
+			p.Set(ctx, "bench:acks:probe", "1", time.Minute)
+			wait = p.Do(ctx, "wait", 1, 100)
+			return nil
+		})
+		if n, _ := wait.Int64(); n >= 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			b.Fatal("no replica acknowledged a write within 20s")
+		}
+	}
+	c, cnt := storeClient(b, master.Addr, "bench:acks:")
+	miss(b, c, cnt)
+	stats := mc.Info(ctx, "commandstats").Val()
+	if i := strings.Index(stats, "cmdstat_wait:calls="); i >= 0 { // the refills waited for the replica
+		n, _ := strconv.Atoi(strings.SplitN(stats[i+len("cmdstat_wait:calls="):], ",", 2)[0])
+		b.ReportMetric(float64(n)/float64(b.N), "waits/op")
+	} else {
+		b.Fatal("no WAIT reached the master: grants did not wait for the replica")
+	}
 }
 
 // BenchmarkClientMissWithStoreCache: the same with the second-level cache (WithCache): one

@@ -88,6 +88,19 @@
 // that knew the epoch noticed it can be granted from the lost figures (at most its first
 // blocks); persistence (appendonly yes) avoids all of this.
 //
+// A failover can also lose only the master's last writes (replication is asynchronous).
+// Every figure key counts its writes, and a replica that finds a lower count than its last
+// reply gave marks the period lost; but a replica that wrote nothing since the replica's
+// link was cut would be granted from the promoted replica's older figures. So grants wait
+// for replicas (WithReplicaAcks): WAIT follows the block script on its connection (in a
+// cluster, on the master of the tenant's slot), and a grant not acknowledged in time is
+// not spent from; it stays reserved in Redis, adopted by the next acknowledged refill or
+// handed back by Flush. On by default when Redis has replicas, off for a lone Redis. The
+// cost: a master whose replicas are down or cut off grants nothing new, so replicas spend
+// their held blocks and then fail admissions as during an outage; after a cluster failover
+// that lasts until the promoted master has a replica again (two replicas per master keep
+// granting through one failover).
+//
 // # Keys and cluster
 //
 // The figures of a tenant (budget days, quota periods, blocks, epoch, holds) live under

@@ -12,16 +12,19 @@ import (
 type Option func(*options)
 
 type options struct {
-	prefix    string
-	replicas  int
-	cacheTTL  time.Duration
-	memoryTTL time.Duration
-	timeout   time.Duration
-	strictIDs bool
-	holdPoll  time.Duration
-	logger    *slog.Logger
-	meter     metric.MeterProvider
-	now       func() time.Time // wall clock for Hold and the server-side deadline; tests replace it
+	prefix     string
+	replicas   int
+	cacheTTL   time.Duration
+	memoryTTL  time.Duration
+	timeout    time.Duration
+	strictIDs  bool
+	holdPoll   time.Duration
+	acks       int           // WithReplicaAcks: replicas that acknowledge a grant
+	ackTimeout time.Duration // WithReplicaAcks: WAIT's timeout
+	acksSet    bool          // WithReplicaAcks given: no automatic choice
+	logger     *slog.Logger
+	meter      metric.MeterProvider
+	now        func() time.Time // wall clock for Hold and the server-side deadline; tests replace it
 }
 
 func defaultOptions() options {
@@ -85,6 +88,8 @@ func (o *options) validate() error {
 		return errors.New("redisstore: WithCache: ttl must not be negative")
 	case o.memoryTTL < minMemoryTTL || o.memoryTTL > maxMemoryTTL:
 		return errors.New("redisstore: WithMemoryTTL: must be between 1 minute and 365 days")
+	case o.acks < 0 || (o.acks > 0 && o.ackTimeout < time.Millisecond):
+		return errors.New("redisstore: WithReplicaAcks: n must not be negative, and the timeout at least 1ms when n is positive")
 	case o.now == nil:
 		return errors.New("redisstore: nil clock")
 	}

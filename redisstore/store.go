@@ -54,6 +54,9 @@ type Store struct {
 	fallbacks     metric.Int64Counter
 	unreachable   metric.Int64Counter
 	strictRefused metric.Int64Counter
+	unacked       metric.Int64Counter
+
+	acks acks // WithReplicaAcks (acks.go)
 }
 
 var _ translate.Store = (*Store)(nil)
@@ -112,6 +115,14 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Store, error) {
 	if s.strictRefused, err = m.Int64Counter("translate.store.request_id_refused",
 		metric.WithDescription("Admissions refused while Redis was unreachable because their request id may have reached an engine through another replica (WithStrictRequestIDs)")); err != nil {
 		return nil, fmt.Errorf("redisstore: metric: %w", err)
+	}
+	if s.unacked, err = m.Int64Counter("translate.store.grant_unacknowledged",
+		metric.WithDescription("Block grants not used because too few Redis replicas acknowledged them in time (WithReplicaAcks)")); err != nil {
+		return nil, fmt.Errorf("redisstore: metric: %w", err)
+	}
+	s.acks.init(&o)
+	if o.acks > 0 && !acksSupported(rdb) {
+		return nil, errors.New("redisstore: WithReplicaAcks needs a *redis.Client or a *redis.ClusterClient")
 	}
 	return s, nil
 }

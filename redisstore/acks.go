@@ -1,0 +1,276 @@
+package redisstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Replica acknowledgements of grants (WithReplicaAcks). Redis replicates asynchronously: a
+// master that dies right after running the block script may take the grant with it, and
+// its promoted replica then grants the same budget again to a replica that wrote nothing
+// since (the write count of a figure key catches only replicas that saw the lost writes).
+// So a grant is used only once WAIT, sent on the same connection right after the script,
+// reports it on enough replicas; a grant not acknowledged in time stays reserved in Redis
+// under the block's id, and is adopted by the next acknowledged refill or handed back by
+// Flush.
+
+// ackRecheck is how often a store whose Redis showed no replica looks again.
+const ackRecheck = time.Minute
+
+// errNotAcked: Redis ran the block script but too few replicas acknowledged it in time.
+var errNotAcked = errors.New("redisstore: grant not acknowledged by the redis replicas in time: not used")
+
+// acks decides and holds whether grants wait for replicas.
+type acks struct {
+	forced  bool // WithReplicaAcks: n and timeout are fixed
+	mu      sync.Mutex
+	n       int           // replicas that must acknowledge a grant; 0 none
+	timeout time.Duration // WAIT's timeout
+	checked time.Time     // last look at the replication (auto mode)
+	warned  bool          // a warning for unacknowledged grants is out
+}
+
+// WithReplicaAcks makes every grant of a block (a refill that moves budget or quota from
+// the shared figures into this replica's block) wait until n Redis replicas acknowledge
+// it (WAIT n timeout, on the same connection right after the script; in a cluster, on the
+// master of the tenant's slot) before the replica spends from it. n 0 turns it off.
+//
+// Default: on (n 1, timeout WithTimeout) when Redis has replicas: a master that reports
+// connected replicas (INFO replication), or a cluster whose tenant's master has replicas
+// (CLUSTER NODES, failed ones included); off for a lone Redis. A store that found none
+// looks again every minute; once on, it stays on.
+//
+// What it costs: a refill takes one more round trip to a replica (sub-millisecond on a
+// LAN), off the request path unless a block runs out. While the master's replicas are
+// down or cut off, it grants nothing new: replicas spend the blocks they hold, and then an
+// admission that needs a block fails as during an outage (the Client skips the engine as
+// unavailable). A replica that has just linked counts only after its first
+// acknowledgement to the master (up to a second later). What it buys: a failover to a replica that missed the last writes never
+// lets a replica spend budget the promoted replica does not count (overrun 0).
+func WithReplicaAcks(n int, timeout time.Duration) Option {
+	return func(o *options) { o.acks, o.ackTimeout, o.acksSet = n, timeout, true }
+}
+
+func (a *acks) init(o *options) {
+	a.forced = o.acksSet
+	a.n, a.timeout = o.acks, o.ackTimeout
+	if !a.forced {
+		a.timeout = o.timeout
+	}
+}
+
+// wantAcks returns how many replicas must acknowledge a grant now, and WAIT's timeout; in auto
+// mode it looks at the replication first when due.
+func (s *Store) wantAcks(ctx context.Context, key string) (int, time.Duration) {
+	a := &s.acks
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.forced && a.n == 0 && (a.checked.IsZero() || time.Since(a.checked) >= ackRecheck) {
+		if n, err := replicasOf(ctx, s.rdb, key); err == nil {
+			a.checked = time.Now()
+			if n > 0 {
+				a.n = 1
+			}
+		}
+	}
+	return a.n, a.timeout
+}
+
+// replicasOf counts the replicas of the master that holds key: connected ones for a plain
+// client, every one the cluster knows of (failed ones too) for a cluster client.
+func replicasOf(ctx context.Context, rdb redis.UniversalClient, key string) (int, error) {
+	switch c := rdb.(type) {
+	case *redis.Client:
+		info, err := c.Info(ctx, "replication").Result()
+		if err != nil {
+			return 0, err
+		}
+		return strconv.Atoi(infoField(info, "connected_slaves"))
+	case *redis.ClusterClient:
+		node, err := c.MasterForKey(ctx, key)
+		if err != nil {
+			return 0, err
+		}
+		nodes, err := node.ClusterNodes(ctx).Result()
+		if err != nil {
+			return 0, err
+		}
+		return replicasInNodes(nodes), nil
+	}
+	return 0, nil
+}
+
+// infoField is one field of an INFO reply; "" when absent.
+func infoField(info, field string) string {
+	for line := range strings.SplitSeq(info, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), field+":"); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// replicasInNodes counts, in a CLUSTER NODES reply, the replicas of the node marked myself.
+func replicasInNodes(nodes string) int {
+	var me string
+	var masters []string // each replica's master id
+	for line := range strings.SplitSeq(nodes, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 4 {
+			continue
+		}
+		if strings.Contains(f[2], "myself") {
+			me = f[0]
+		}
+		if strings.Contains(f[2], "slave") {
+			masters = append(masters, f[3])
+		}
+	}
+	n := 0
+	for _, m := range masters {
+		if m == me {
+			n++
+		}
+	}
+	return n
+}
+
+// runBlock runs the block script on keys. For a grant (a refill, not a return: a return
+// lost in a failover only leaves budget reserved), with acknowledgements on, WAIT follows
+// it on the same connection, and a grant fewer replicas acknowledged returns errNotAcked
+// with the reply, which the caller must not use.
+func (s *Store) runBlock(ctx context.Context, grant bool, keys []string, args ...any) ([]any, error) {
+	n, timeout := 0, time.Duration(0)
+	if grant {
+		n, timeout = s.wantAcks(ctx, keys[0])
+	}
+	if n == 0 {
+		return s.sc.block.Run(ctx, s.rdb, keys, args...).Slice()
+	}
+	node, err := s.masterFor(ctx, keys[0])
+	if err != nil {
+		return nil, err
+	}
+	r, acked, err := evalAndWait(ctx, node, s.sc.block, keys, args, n, timeout)
+	if err != nil {
+		return nil, s.transient(err)
+	}
+	if acked < int64(n) {
+		s.notAcked(acked, n)
+		return r, errNotAcked
+	}
+	s.acked()
+	return r, nil
+}
+
+// masterFor is the client of one node that holds key: the cluster's master of its slot,
+// or the plain client itself.
+func (s *Store) masterFor(ctx context.Context, key string) (*redis.Client, error) {
+	switch c := s.rdb.(type) {
+	case *redis.Client:
+		return c, nil
+	case *redis.ClusterClient:
+		node, err := c.MasterForKey(ctx, key)
+		if err != nil {
+			return nil, fmt.Errorf("redisstore: no master for the tenant's slot: %v", err) // not a redis.Error: an outage
+		}
+		return node, nil
+	}
+	return nil, errors.New("redisstore: WithReplicaAcks needs a *redis.Client or a *redis.ClusterClient")
+}
+
+// evalAndWait runs script then WAIT in one pipeline (one connection): the script's reply
+// and how many replicas acknowledged it.
+func evalAndWait(ctx context.Context, node *redis.Client, script *redis.Script, keys []string, args []any, n int, timeout time.Duration) ([]any, int64, error) {
+	for _, load := range []bool{false, true} { // EVALSHA, then EVAL if Redis lost the script
+		var ev *redis.Cmd
+		var wait *redis.Cmd
+		_, _ = node.Pipelined(ctx, func(p redis.Pipeliner) error {
+			if load {
+				ev = script.Eval(ctx, p, keys, args...)
+			} else {
+				ev = script.EvalSha(ctx, p, keys, args...)
+			}
+			wait = p.Do(ctx, "wait", n, timeout.Milliseconds()) // Pipeliner has no Wait
+			return nil
+		})
+		r, err := ev.Slice()
+		if !load && redis.HasErrorPrefix(err, "NOSCRIPT") {
+			continue
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		acked, err := wait.Int64()
+		return r, acked, err
+	}
+	return nil, 0, errors.New("redisstore: unreachable")
+}
+
+func acksSupported(rdb redis.UniversalClient) bool {
+	switch rdb.(type) {
+	case *redis.Client, *redis.ClusterClient:
+		return true
+	}
+	return false
+}
+
+// transient turns the redirections and refusals of a cluster in failover (MOVED, ASK,
+// READONLY, TRYAGAIN, CLUSTERDOWN) into an outage, not a configuration error: a node
+// client does not follow redirections as the cluster client does. It asks the cluster
+// client to reload its view.
+func (s *Store) transient(err error) error {
+	var rerr redis.Error
+	if !errors.As(err, &rerr) {
+		return err
+	}
+	for _, p := range []string{"MOVED ", "ASK ", "READONLY", "TRYAGAIN", "CLUSTERDOWN", "LOADING", "MASTERDOWN"} {
+		if strings.HasPrefix(rerr.Error(), p) {
+			if c, ok := s.rdb.(*redis.ClusterClient); ok {
+				c.ReloadState(context.Background())
+			}
+			return fmt.Errorf("redisstore: redis in failover: %v", err) // not a redis.Error
+		}
+	}
+	return err
+}
+
+func (s *Store) notAcked(acked int64, n int) {
+	s.unacked.Add(context.Background(), 1)
+	s.acks.mu.Lock()
+	first := !s.acks.warned
+	s.acks.warned = true
+	s.acks.mu.Unlock()
+	if first {
+		s.log.Warn("redisstore: redis replicas do not acknowledge grants; serving from held blocks",
+			"acknowledged", acked, "wanted", n)
+	}
+}
+
+func (s *Store) acked() {
+	s.acks.mu.Lock()
+	was := s.acks.warned
+	s.acks.warned = false
+	s.acks.mu.Unlock()
+	if was {
+		s.log.Info("redisstore: redis replicas acknowledge grants again")
+	}
+}
+
+// refillTimeout bounds one refill: WithTimeout, plus WAIT's timeout when grants may wait
+// for replicas.
+func (s *Store) refillTimeout() time.Duration {
+	s.acks.mu.Lock()
+	defer s.acks.mu.Unlock()
+	if s.acks.n == 0 && (s.acks.forced || !s.acks.checked.IsZero()) { // off, or a lone Redis
+		return s.o.timeout
+	}
+	return s.o.timeout + s.acks.timeout
+}
