@@ -11,6 +11,7 @@ import (
 	"github.com/fanyi-go/translate/internal/deadline"
 	"github.com/fanyi-go/translate/internal/httpx/retryafter"
 	"github.com/fanyi-go/translate/internal/placeholder"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // lease is everything one engine call holds: a concurrency slot, quota and budget
@@ -173,52 +174,89 @@ func (c *Client) charge(e *engine, l *lease, out *EngineResult, now int64) (int6
 // callStart is the real time the last call started.
 func (w *walk) callStart() time.Time { return w.sc.callStart }
 
-// call makes one engine call under the attempt deadline and checks the answer.
+// call makes one engine call under the attempt deadline and checks the answer. Its own
+// frame, the one that waits through the engine's answer, is small: what a call needs
+// before and after the engine is set up and read in frames that have returned (begin,
+// end), and an inline call is made from here. Every garbage collection scans the stack of
+// every request in flight, frame by frame, so a waiting request's stack is part of what
+// a busy Client's collections cost (see BenchmarkLoadGC).
 func (w *walk) call(e *engine, l *lease) (*EngineResult, error) {
+	var a attemptCall
+	w.begin(e, l, &a)
+	var out *EngineResult
+	var err error
+	switch {
+	case a.sink != nil:
+		out, err = w.c.invokeStream(a.actx, e, a.req, a.ad, a.sink)
+	case a.inline:
+		out, err = protect(a.actx, e, a.req) // see inlineReturned
+	default:
+		out, err = w.invoke(a.dc, a.j)
+	}
+	return w.end(e, l, &a, out, err)
+}
+
+// attemptCall is what one engine call carries from begin to end.
+type attemptCall struct {
+	start, ad time.Time // when the call started, its deadline
+	req       *EngineRequest
+	dc        *deadline.Call
+	j         *engineCall // set up for the runner (not inline, not streamed)
+	actx      context.Context
+	span      trace.Span
+	sink      *streamSink // a streamed call's
+	n         int         // the attempt's number
+	inline    bool
+}
+
+// begin sets up the call a for e: its start, deadline, request, context and span.
+func (w *walk) begin(e *engine, l *lease, a *attemptCall) {
 	c, r := w.c, w.r
-	start := w.start
+	a.start = w.start
 	if w.called || l.waited {
-		start = time.Now()
+		a.start = time.Now()
 	}
 	w.called = true
-	w.sc.callStart = start
-	ad := w.attemptDeadline(e, start, l.texts)
+	w.sc.callStart = a.start
+	a.ad = w.attemptDeadline(e, a.start, l.texts)
 	req, dc, j := w.newAttempt()
-	inline := w.initCtx(dc, e, start, ad)
+	a.req, a.dc = req, dc
+	a.inline = w.initCtx(dc, e, a.start, a.ad)
 	*req = EngineRequest{Texts: l.texts, Target: r.tgt.Tag, Scene: r.Scene, Style: r.Style, RequestID: r.id}
 	if r.src != nil {
 		req.Source = r.src.Tag
 	}
-	sink := r.sink
+	a.sink = r.sink
 	if w.j.fid != nil {
 		w.j.fid.dress(req)
-		sink = nil // a streaming engine's partial text would show the masks
+		a.sink = nil // a streaming engine's partial text would show the masks
 	}
-	n := len(w.attempts) + 1
-	actx, span := c.obs.attemptStart(&dc.Ctx, e, n)
-	var out *EngineResult
-	var err error
-	if sink != nil {
-		out, err = c.invokeStream(actx, e, req, ad, sink)
-	} else {
-		*j = engineCall{c: c, e: e, ctx: actx, dc: &dc.Ctx, req: req, ad: ad}
-		out, err = w.invoke(dc, j, inline)
+	a.n = len(w.attempts) + 1
+	a.actx, a.span = c.obs.attemptStart(&dc.Ctx, e, a.n)
+	if a.sink == nil && !a.inline {
+		*j = engineCall{c: c, e: e, ctx: a.actx, dc: &dc.Ctx, req: req, ad: a.ad}
+		a.j = j
 	}
-	lat := time.Since(start) // the monotonic clock only: half the cost of time.Now here
-	w.ended = start.Add(lat)
-	if inline {
-		c.inlineReturned(e, start, lat, ad, dc.Ctx.Watched())
+}
+
+// end records and checks the answer of the call a to e.
+func (w *walk) end(e *engine, l *lease, a *attemptCall, out *EngineResult, err error) (*EngineResult, error) {
+	c := w.c
+	lat := time.Since(a.start) // the monotonic clock only: half the cost of time.Now here
+	w.ended = a.start.Add(lat)
+	if a.inline {
+		c.inlineReturned(e, a.start, lat, a.ad, a.dc.Ctx.Watched())
 	}
 	if w.j.pack {
-		err = c.checkPack(w, actx, e, l.texts, out, err)
+		err = c.checkPack(w, a.actx, e, l.texts, out, err)
 	} else {
-		err = c.check(actx, w.ctx, e, r, l.texts, out, err)
+		err = c.check(a.actx, w.ctx, e, w.r, l.texts, out, err)
 	}
 	if err == nil && w.j.fid != nil {
 		err = w.j.fid.verify(w.j, e, out.Texts)
 	}
-	c.obs.attemptEnd(actx, span, e, n, lat, err)
-	w.sc.giveBack(dc)
+	c.obs.attemptEnd(a.actx, a.span, e, a.n, lat, err)
+	w.sc.giveBack(a.dc)
 	w.attempts = append(w.attempts, Attempt{Engine: e.name, Latency: lat, Err: err})
 	w.last = e
 	w.onCur++
@@ -305,11 +343,8 @@ func (j *engineCall) Late() {
 // a call returns well past its deadline, the engine's calls run on the runner for good (see
 // overran), and while one is still running at its deadline the calls after it run on the
 // runner until the engine earns inline calls again (the alarm that ends its context tells
-// its trust).
-func (w *walk) invoke(dc *deadline.Call, j *engineCall, inline bool) (*EngineResult, error) {
-	if inline {
-		return protect(j.ctx, j.e, j.req) // see inlineReturned
-	}
+// its trust). Inline calls are made by call itself.
+func (w *walk) invoke(dc *deadline.Call, j *engineCall) (*EngineResult, error) {
 	if w.c.runner.Do(&w.sc.wait, dc, j, callGrace) {
 		return j.out, j.err
 	}

@@ -3,6 +3,7 @@ package translate_test
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -132,4 +133,39 @@ func TestOverdueInlineCallSendsTheNextToThePool(t *testing.T) {
 		}
 		time.Sleep(5 * time.Second) // the abandoned calls return
 	})
+}
+
+// stackEngine heeds ctx (it asks for Done and answers at once) and keeps the name of the
+// function that called the engine call's panic guard on its last call.
+type stackEngine struct{ above string }
+
+func (*stackEngine) Name() string { return "stackEngine" }
+
+func (e *stackEngine) Translate(ctx context.Context, req *translate.EngineRequest) (*translate.EngineResult, error) {
+	ctx.Done()
+	pcs := make([]uintptr, 2)
+	runtime.Callers(2, pcs) // the engine's caller (the panic guard), and its caller
+	e.above = runtime.FuncForPC(pcs[1] - 1).Name()
+	return &translate.EngineResult{Texts: []string{"hola"}}, nil
+}
+
+// TestInlineCallWaitsInCallsFrame: an inline engine call is made from the attempt's own
+// frame, with no frame between it and the panic guard. Every garbage collection scans the
+// stack of every request waiting on its engine frame by frame, so each frame on that stack
+// lengthens a busy Client's collections, which its callers wait for (BenchmarkLoadGC).
+func TestInlineCallWaitsInCallsFrame(t *testing.T) {
+	e := &stackEngine{}
+	c, err := translate.New(translate.WithoutCache(), translate.WithEngine(e, translate.Profile{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for i := range 100 { // earns inline calls (deadline.Trust): the last ones are inline
+		if _, err := c.Translate(context.Background(), req(fmt.Sprint("text ", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := "github.com/fanyi-go/translate.(*walk).call"; e.above != want {
+		t.Errorf("the inline call's guard is called from %s, want %s", e.above, want)
+	}
 }

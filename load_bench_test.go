@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"runtime/metrics"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -142,4 +143,95 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// parkEngine answers when its gate closes (or its ctx ends), and counts the calls that
+// reached it.
+type parkEngine struct {
+	in   sync.WaitGroup
+	gate chan struct{}
+}
+
+func (*parkEngine) Name() string { return "parkEngine" }
+
+func (p *parkEngine) Translate(ctx context.Context, r *translate.EngineRequest) (*translate.EngineResult, error) {
+	p.in.Done()
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-p.gate:
+		return &translate.EngineResult{Texts: []string{"hola"}}, nil
+	}
+}
+
+// BenchmarkLoadGC is what BenchmarkLoad's tail is made of: the work of one garbage
+// collection while 2,000 requests wait inside their engine call, per request in flight.
+// Under load every request that allocates while a collection marks waits for it (mark
+// assists), so the Client's added p99 follows how long a mark takes, and a mark's work
+// grows with what each waiting request keeps: its goroutine's stack (frames to unwind,
+// pointers to follow) and the heap it holds. It reports, per request in flight, the mark
+// CPU (runtime/metrics' estimate, over b.N forced collections) and the stack and heap
+// bytes a mark scanned; "direct" waits under context.WithTimeout, as BenchmarkLoad's does.
+func BenchmarkLoadGC(b *testing.B) {
+	b.Run("direct", func(b *testing.B) {
+		p := &parkEngine{}
+		parkedGC(b, p, func(ctx context.Context, text string) error {
+			ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			defer cancel()
+			_, err := p.Translate(ctx, &translate.EngineRequest{Texts: []string{text}})
+			return err
+		})
+	})
+	b.Run("client", func(b *testing.B) {
+		p := &parkEngine{}
+		c, err := translate.New(translate.WithoutCache(), translate.WithEngine(p, translate.Profile{}))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer c.Close()
+		parkedGC(b, p, func(ctx context.Context, text string) error {
+			_, err := c.Translate(ctx, translate.Request{Text: text, Source: "en", Target: "es"})
+			return err
+		})
+	})
+}
+
+// parkedGC parks loadGoroutines calls in p (after a first round of 100, which earns a
+// Client's engine its inline calls), collects b.N times and reports the figures.
+func parkedGC(b *testing.B, p *parkEngine, call func(context.Context, string) error) {
+	mark := []metrics.Sample{{Name: "/cpu/classes/gc/mark/assist:cpu-seconds"},
+		{Name: "/cpu/classes/gc/mark/dedicated:cpu-seconds"}, {Name: "/cpu/classes/gc/mark/idle:cpu-seconds"}}
+	markCPU := func() float64 {
+		metrics.Read(mark)
+		return mark[0].Value.Float64() + mark[1].Value.Float64() + mark[2].Value.Float64()
+	}
+	for round, n := range []int{100, loadGoroutines} {
+		p.gate = make(chan struct{})
+		p.in.Add(n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				if err := call(context.Background(), loadTexts[i]); err != nil {
+					b.Error(err)
+				}
+			})
+		}
+		p.in.Wait()
+		if round == 1 {
+			runtime.GC()
+			cpu0 := markCPU()
+			b.ResetTimer()
+			for b.Loop() {
+				runtime.GC()
+			}
+			b.StopTimer()
+			scan := []metrics.Sample{{Name: "/gc/scan/stack:bytes"}, {Name: "/gc/scan/heap:bytes"}}
+			metrics.Read(scan)
+			b.ReportMetric((markCPU()-cpu0)*1e6/float64(b.N)/float64(n), "mark-us/inflight")
+			b.ReportMetric(float64(scan[0].Value.Uint64())/float64(n), "stack-B/inflight")
+			b.ReportMetric(float64(scan[1].Value.Uint64())/float64(n), "heap-B/inflight")
+		}
+		close(p.gate)
+		wg.Wait()
+	}
 }
