@@ -417,16 +417,19 @@ func (o *observer) tracing() bool {
 }
 
 // requestStart starts the request's span (kind internal, the default). The span is nil
-// when tracing is off. If t0 is not nil and the span tells its start time (the SDK's
-// does), *t0 is set to it: the request's clock starts with its span, with one clock read
-// for both.
+// when tracing is off. If t0 is not nil and the span tells a start time read from this
+// process's monotonic clock (the SDK's does), *t0 is set to it: the request's clock starts
+// with its span, with one clock read for both. A start time without a monotonic reading
+// came from some other clock (another tracer's), and the request reads its own.
 func (o *observer) requestStart(ctx context.Context, t0 *time.Time) (context.Context, trace.Span) {
 	if !o.tracing() {
 		return ctx, nil
 	}
 	ctx, span := o.tracer.Start(ctx, spanRequest)
 	if st, ok := span.(interface{ StartTime() time.Time }); ok && t0 != nil {
-		*t0 = st.StartTime()
+		if start := st.StartTime(); start != start.Round(0) { // Round(0) strips the monotonic reading
+			*t0 = start
+		}
 	}
 	return ctx, span
 }
