@@ -201,9 +201,12 @@
 // fallback pool) and translate.outcome ("ok" or the Kind, such as "rate_limited"). Request
 // spans carry translate.outcome, translate.cache_hit, translate.degraded, translate.fallback
 // (served by a fallback-only engine), translate.engine, translate.attempts,
-// translate.request_id and translate.text_len (code points). A failed span has status Error
-// with the Kind as its description and error.type set to the Kind; error messages are never
-// recorded.
+// translate.request_id and translate.text_len (code points). The flags translate.cache_hit,
+// translate.degraded and translate.fallback are set only when true, on both kinds of span:
+// absent means false, as OpenTelemetry's semantic conventions do with flags. On most
+// requests all three are false, and each attribute is a copy the SDK makes per span. A
+// failed span has status Error with the Kind as its description and error.type set to the
+// Kind; error messages are never recorded.
 //
 // Metrics (attributes in brackets; outcome is "ok" or a Kind's name):
 //

@@ -117,7 +117,6 @@ type observer struct {
 	// altogether: the delegate's non-recording spans cost three allocations each.
 	unsetGlobal trace.TracerProvider
 
-	reqStart []trace.SpanStartOption
 	attStart []trace.SpanStartOption
 	hitSpans bool // WithCacheHitSpans: a span for fresh cache hits too
 
@@ -206,7 +205,6 @@ func (ob *observer) initTracing(tp trace.TracerProvider) {
 	if _, isNoop := tp.(tracenoop.TracerProvider); !isNoop {
 		ob.tracer = tp.Tracer(scopeName)
 	}
-	ob.reqStart = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindInternal)}
 	ob.attStart = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient)}
 }
 
@@ -289,11 +287,26 @@ func (ob *observer) initAttrs() {
 		}
 		for h := range 2 {
 			for d := range 2 {
-				ob.reqSpan[k][h][d] = append([]attribute.KeyValue{attrCacheHit.Bool(h == 1),
-					attrDegraded.Bool(d == 1), attrFallback.Bool(d == 1 && h == 0)}, ob.outcomeSpan[k]...)
+				ob.reqSpan[k][h][d] = append(trueOnly(attrCacheHit.Bool(h == 1), attrDegraded.Bool(d == 1),
+					attrFallback.Bool(d == 1 && h == 0)), ob.outcomeSpan[k]...)
 			}
 		}
 	}
+}
+
+// trueOnly returns the boolean attributes of kvs that are true: a span carries
+// translate.cache_hit, translate.degraded and translate.fallback only when they hold, as
+// OpenTelemetry's semantic conventions do with such flags (absent means false). Each
+// attribute costs a span 64 bytes and a copy; on a plain miss these three would be three of
+// its eight.
+func trueOnly(kvs ...attribute.KeyValue) []attribute.KeyValue {
+	var out []attribute.KeyValue
+	for _, kv := range kvs {
+		if kv.Value.AsBool() {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // engineTel precomputes the attribute sets of the engine named name.
@@ -403,12 +416,28 @@ func (o *observer) tracing() bool {
 	return o.tracer != nil && (o.unsetGlobal == nil || otel.GetTracerProvider() != o.unsetGlobal)
 }
 
-// requestStart starts the request's span. The span is nil when tracing is off.
-func (o *observer) requestStart(ctx context.Context) (context.Context, trace.Span) {
+// requestStart starts the request's span (kind internal, the default). The span is nil
+// when tracing is off. If t0 is not nil and the span tells a start time read from this
+// process's monotonic clock (the SDK's does), *t0 is set to it: the request's clock starts
+// with its span, with one clock read for both. A start time without a monotonic reading
+// came from some other clock (another tracer's), and the request reads its own.
+func (o *observer) requestStart(ctx context.Context, t0 *time.Time) (context.Context, trace.Span) {
 	if !o.tracing() {
 		return ctx, nil
 	}
-	return o.tracer.Start(ctx, spanRequest, o.reqStart...)
+	ctx, span := o.tracer.Start(ctx, spanRequest)
+	if st, ok := span.(interface{ StartTime() time.Time }); ok && t0 != nil {
+		if start := st.StartTime(); start != start.Round(0) { // Round(0) strips the monotonic reading
+			*t0 = start
+		}
+	}
+	return ctx, span
+}
+
+// recording reports whether span records what it is given. A sampled span does (in the
+// SDK sampling implies recording), and asking that takes no lock, where IsRecording does.
+func recording(span trace.Span) bool {
+	return span.SpanContext().IsSampled() || span.IsRecording()
 }
 
 // freshHit records a request answered by a fresh cache entry, and its cache lookup (the
@@ -422,7 +451,7 @@ func (o *observer) freshHit(ctx context.Context, r *request, res *Result) {
 	o.cacheLookup(r, true)
 	var span trace.Span
 	if o.hitSpans {
-		ctx, span = o.requestStart(ctx)
+		ctx, span = o.requestStart(ctx, nil)
 	}
 	o.requestEnd(ctx, span, r, res, nil, 0)
 }
@@ -441,7 +470,7 @@ func (o *observer) requestEnd(ctx context.Context, span trace.Span, r *request, 
 	}
 	o.calls(ctx, r, res, err)
 	if span != nil {
-		if span.IsRecording() {
+		if recording(span) {
 			o.setRequestAttrs(span, r, res, err, oc)
 		}
 		span.End()
@@ -590,9 +619,12 @@ func (o *observer) attemptEnd(ctx context.Context, span trace.Span, e *engine, n
 // endAttemptSpan sets the attributes of attempt n's span on e, whose outcome is oc, and
 // ends it.
 func (o *observer) endAttemptSpan(span trace.Span, e *engine, n, oc int, end ...trace.SpanEndOption) {
-	if span.IsRecording() {
+	if recording(span) {
 		buf := o.attrs.Get().(*attrBuf)
-		attrs := append(buf[:0], e.tel.span, attrAttempt.Int(n), attrFallback.Bool(e.fallbackOnly(e.view.Load())))
+		attrs := append(buf[:0], e.tel.span, attrAttempt.Int(n))
+		if e.fallbackOnly(e.view.Load()) {
+			attrs = append(attrs, attrFallback.Bool(true))
+		}
 		attrs = append(attrs, o.outcomeSpan[oc]...)
 		if oc != 0 {
 			span.SetStatus(codes.Error, outcomeName(oc))

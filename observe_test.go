@@ -238,8 +238,7 @@ func TestTelemetrySuccess(t *testing.T) {
 // which engine answered).
 var successSpans = []span{
 	{Name: "translate.Translate", Kind: trace.SpanKindInternal, Attrs: map[string]any{
-		"translate.outcome": "ok", "translate.cache_hit": false, "translate.degraded": false,
-		"translate.fallback": false, "translate.text_len": int64(5), "translate.attempts": int64(1),
+		"translate.outcome": "ok", "translate.text_len": int64(5), "translate.attempts": int64(1),
 		"translate.engine": "a"}},
 }
 
@@ -305,14 +304,12 @@ func TestTelemetryFailover(t *testing.T) {
 	}
 	want := []span{
 		{Name: "translate.attempt", Parent: "translate.Translate", Kind: trace.SpanKindClient, Attrs: map[string]any{
-			"translate.engine": "a", "translate.attempt": int64(1), "translate.fallback": false,
-			"translate.outcome": "unavailable", "error.type": "unavailable"},
+			"translate.engine": "a", "translate.attempt": int64(1), "translate.outcome": "unavailable", "error.type": "unavailable"},
 			Status: codes.Error, StatusDesc: "unavailable"},
 		{Name: "translate.attempt", Parent: "translate.Translate", Kind: trace.SpanKindClient, Attrs: map[string]any{
-			"translate.engine": "b", "translate.attempt": int64(2), "translate.fallback": false, "translate.outcome": "ok"}},
+			"translate.engine": "b", "translate.attempt": int64(2), "translate.outcome": "ok"}},
 		{Name: "translate.Translate", Kind: trace.SpanKindInternal, Attrs: map[string]any{
-			"translate.outcome": "ok", "translate.cache_hit": false, "translate.degraded": false,
-			"translate.fallback": false, "translate.text_len": int64(5), "translate.attempts": int64(2),
+			"translate.outcome": "ok", "translate.text_len": int64(5), "translate.attempts": int64(2),
 			"translate.engine": "b"}},
 	}
 	if diff := cmp.Diff(want, tel.ended(t)); diff != "" {
@@ -387,8 +384,7 @@ func TestTelemetryCacheHit(t *testing.T) {
 		t.Fatalf("got %d spans, want the miss's request span and the hit's", len(spans))
 	}
 	want := span{Name: "translate.Translate", Kind: trace.SpanKindInternal, Attrs: map[string]any{
-		"translate.outcome": "ok", "translate.cache_hit": true, "translate.degraded": false,
-		"translate.fallback": false, "translate.text_len": int64(5), "translate.attempts": int64(0),
+		"translate.outcome": "ok", "translate.cache_hit": true, "translate.text_len": int64(5), "translate.attempts": int64(0),
 		"translate.engine": "a"}}
 	if diff := cmp.Diff(want, spans[1]); diff != "" {
 		t.Errorf("cache hit span (-want +got):\n%s", diff)
@@ -453,12 +449,11 @@ func testTelemetryStaleCache(t *testing.T) {
 // staleCacheSpans are the spans of a request a fails and a stale cache entry answers.
 var staleCacheSpans = []span{
 	{Name: "translate.attempt", Parent: "translate.Translate", Kind: trace.SpanKindClient, Attrs: map[string]any{
-		"translate.engine": "a", "translate.attempt": int64(1), "translate.fallback": false,
-		"translate.outcome": "unavailable", "error.type": "unavailable"},
+		"translate.engine": "a", "translate.attempt": int64(1), "translate.outcome": "unavailable", "error.type": "unavailable"},
 		Status: codes.Error, StatusDesc: "unavailable"},
 	{Name: "translate.Translate", Kind: trace.SpanKindInternal, Attrs: map[string]any{
 		"translate.outcome": "ok", "translate.cache_hit": true, "translate.degraded": true,
-		"translate.fallback": false, "translate.text_len": int64(5), "translate.attempts": int64(1),
+		"translate.text_len": int64(5), "translate.attempts": int64(1),
 		"translate.engine": "a"}},
 }
 
@@ -525,17 +520,14 @@ func TestTelemetryFailure(t *testing.T) {
 	spans := tel.ended(t)
 	want := []span{
 		{Name: "translate.attempt", Parent: "translate.Translate", Kind: trace.SpanKindClient, Attrs: map[string]any{
-			"translate.engine": "a", "translate.attempt": int64(1), "translate.fallback": false,
-			"translate.outcome": "unauthorized", "error.type": "unauthorized"},
+			"translate.engine": "a", "translate.attempt": int64(1), "translate.outcome": "unauthorized", "error.type": "unauthorized"},
 			Status: codes.Error, StatusDesc: "unauthorized"},
 		{Name: "translate.Translate", Kind: trace.SpanKindInternal, Attrs: map[string]any{
-			"translate.outcome": "unauthorized", "error.type": "unauthorized", "translate.cache_hit": false,
-			"translate.degraded": false, "translate.fallback": false, "translate.text_len": int64(5),
+			"translate.outcome": "unauthorized", "error.type": "unauthorized", "translate.text_len": int64(5),
 			"translate.attempts": int64(1)},
 			Status: codes.Error, StatusDesc: "unauthorized"},
 		{Name: "translate.Translate", Kind: trace.SpanKindInternal, Attrs: map[string]any{
-			"translate.outcome": "invalid_input", "error.type": "invalid_input", "translate.cache_hit": false,
-			"translate.degraded": false, "translate.fallback": false, "translate.text_len": int64(5),
+			"translate.outcome": "invalid_input", "error.type": "invalid_input", "translate.text_len": int64(5),
 			"translate.attempts": int64(0)},
 			Status: codes.Error, StatusDesc: "invalid_input"},
 	}

@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/embedded"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/fanyi-go/translate"
 	"github.com/fanyi-go/translate/engines/fake"
@@ -157,5 +160,37 @@ func eachPoint[N int64 | float64](name string, dps []metricdata.HistogramDataPoi
 			ids = append(ids, trace.SpanID(e.SpanID))
 		}
 		f(fmt.Sprintf("%s{%s}", name, attrKey(p.Attributes)), ids)
+	}
+}
+
+// wallClockProvider is a tracer provider (not the SDK) whose spans tell a start time read
+// from some other clock: a fixed wall time, with no monotonic reading.
+type wallClockProvider struct{ embedded.TracerProvider }
+
+func (wallClockProvider) Tracer(string, ...trace.TracerOption) trace.Tracer { return wallClockTracer{} }
+
+type wallClockTracer struct{ embedded.Tracer }
+
+func (wallClockTracer) Start(ctx context.Context, _ string, _ ...trace.SpanStartOption) (context.Context, trace.Span) {
+	s := wallClockSpan{tracenoop.Span{}}
+	return trace.ContextWithSpan(ctx, s), s
+}
+
+type wallClockSpan struct{ tracenoop.Span }
+
+func (wallClockSpan) StartTime() time.Time { return time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC) }
+
+// TestLatencyIgnoresAForeignSpanClock: the request's clock starts with its span's only when
+// that start was read from this process's monotonic clock (the SDK's is); a span that tells
+// a start time from another clock leaves the request to read its own.
+func TestLatencyIgnoresAForeignSpanClock(t *testing.T) {
+	c := newClient(t, translate.WithTracerProvider(wallClockProvider{}), translate.WithoutCache(),
+		translate.WithEngine(fake.New("a"), translate.Profile{}))
+	res, err := c.Translate(context.Background(), req("hello"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Latency < 0 || res.Latency > time.Minute {
+		t.Errorf("Latency = %v, want the call's own (under a minute)", res.Latency)
 	}
 }

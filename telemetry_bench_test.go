@@ -83,3 +83,21 @@ func BenchmarkCacheHitNoProvider(b *testing.B) {
 	benchHit(b, translate.WithTracerProvider(tracenoop.NewTracerProvider()),
 		translate.WithMeterProvider(metricnoop.NewMeterProvider()))
 }
+
+// BenchmarkSpanSDK is the floor under BenchmarkMissSDK's request span: the SDK of
+// BenchmarkMissSDK (every span sampled, no processor) starting and ending one span with no
+// attribute, as a request does before its attributes and records. Read against
+// BenchmarkMissNoProvider, it says how much of the 2x the SDK's span takes by itself.
+func BenchmarkSpanSDK(b *testing.B) {
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.AlwaysSample()))
+	b.Cleanup(func() { tp.Shutdown(context.Background()) })
+	tr := tp.Tracer("github.com/fanyi-go/translate")
+	ctx := context.Background()
+	b.ReportAllocs()
+	cpu0 := cpuTime()
+	for b.Loop() {
+		_, span := tr.Start(ctx, "translate.Translate")
+		span.End()
+	}
+	reportCPU(b, cpu0)
+}

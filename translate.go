@@ -260,7 +260,7 @@ func (c *Client) doAvoiding(ctx context.Context, req *Request, sink *streamSink,
 	if err := c.finish(&head, now); err != nil {
 		return nil, c.refuse(ctx, &head, err)
 	}
-	ctx, span := c.obs.requestStart(ctx)
+	ctx, span := c.obs.requestStart(ctx, &head.t0)
 	sc := c.getScratch(len(head.s.engines))
 	defer c.putScratch(sc)
 	r := &sc.r
@@ -284,7 +284,7 @@ func (c *Client) doAvoiding(ctx context.Context, req *Request, sink *streamSink,
 // refuse records a request refused before it reached the cache or the engines, and
 // returns err.
 func (c *Client) refuse(ctx context.Context, r *request, err error) error {
-	ctx, span := c.obs.requestStart(ctx)
+	ctx, span := c.obs.requestStart(ctx, nil)
 	c.obs.requestEnd(ctx, span, r, nil, err, 0)
 	return err
 }
