@@ -417,7 +417,8 @@ func (o *observer) tracing() bool {
 }
 
 // requestStart starts the request's span (kind internal, the default). The span is nil
-// when tracing is off. If t0 is not nil and the span tells a start time read from this
+// when tracing is off. If t0 is not nil, still zero (a request that waited for a
+// Reconfigure has its clock started already), and the span tells a start time read from this
 // process's monotonic clock (the SDK's does), *t0 is set to it: the request's clock starts
 // with its span, with one clock read for both. A start time without a monotonic reading
 // came from some other clock (another tracer's), and the request reads its own.
@@ -426,7 +427,7 @@ func (o *observer) requestStart(ctx context.Context, t0 *time.Time) (context.Con
 		return ctx, nil
 	}
 	ctx, span := o.tracer.Start(ctx, spanRequest)
-	if st, ok := span.(interface{ StartTime() time.Time }); ok && t0 != nil {
+	if st, ok := span.(interface{ StartTime() time.Time }); ok && t0 != nil && t0.IsZero() { // set: waited for a Reconfigure
 		if start := st.StartTime(); start != start.Round(0) { // Round(0) strips the monotonic reading
 			*t0 = start
 		}

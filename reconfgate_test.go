@@ -123,3 +123,4 @@ func TestRequestsWaitForReconfigure(t *testing.T) {
 		})
 	}
 }
+

@@ -37,7 +37,7 @@ import (
 // While Reconfigure builds the new configuration, requests that arrive wait for it and run
 // under it, for reconfigureHold (20ms) at most: callers that keep every core busy would
 // otherwise starve it (see internal/gate). Fetching new engines' language lists
-// (LanguageSupporter) holds no request. The wait counts against the request's deadline.
+// (LanguageSupporter) holds no request.
 //
 // An invalid cfg changes nothing: Reconfigure returns the error (naming the field, as New
 // does), logs a warning and counts translate.config.rejected. On a closed Client it returns
