@@ -21,8 +21,13 @@ import (
 // under the block's id, and is adopted by the next acknowledged refill or handed back by
 // Flush.
 
-// ackRecheck is how often a store whose Redis showed no replica looks again.
-const ackRecheck = time.Minute
+// ackRecheck is how often a store whose Redis showed no replica looks again (plain
+// client). clusterRecheck is how often, while it grants, a store reads again which
+// replicas the master of a tenant's slot has (cluster client).
+const (
+	ackRecheck     = time.Minute
+	clusterRecheck = time.Second
+)
 
 // errNotAcked: Redis ran the block script but too few replicas acknowledged it in time.
 var errNotAcked = errors.New("redisstore: grant not acknowledged by the redis replicas in time: not used")
@@ -31,10 +36,18 @@ var errNotAcked = errors.New("redisstore: grant not acknowledged by the redis re
 type acks struct {
 	forced  bool // WithReplicaAcks: n and timeout are fixed
 	mu      sync.Mutex
-	n       int           // replicas that must acknowledge a grant; 0 none
-	timeout time.Duration // WAIT's timeout
-	checked time.Time     // last look at the replication (auto mode)
-	warned  bool          // a warning for unacknowledged grants is out
+	n       int                    // replicas that must acknowledge a grant; 0 none
+	timeout time.Duration          // WAIT's timeout
+	checked time.Time              // last look at the replication (auto mode)
+	warned  bool                   // a warning for unacknowledged grants is out
+	masters map[string]*masterAcks // cluster client, auto mode: by the master's address
+}
+
+// masterAcks is what the store last read of one cluster master's replicas.
+type masterAcks struct {
+	replicas int       // listed in its CLUSTER NODES, failed or cut-off ones included
+	checked  time.Time // when read
+	reading  bool      // a re-read is under way
 }
 
 // WithReplicaAcks makes every grant of a block (a refill that moves budget or quota from
@@ -69,11 +82,14 @@ func (a *acks) init(o *options) {
 // wantAcks returns how many replicas must acknowledge a grant now, and WAIT's timeout; in auto
 // mode it looks at the replication first when due.
 func (s *Store) wantAcks(ctx context.Context, key string) (int, time.Duration) {
+	if c, ok := s.rdb.(*redis.ClusterClient); ok && !s.acks.forced {
+		return s.clusterAcks(ctx, c, key), s.acks.timeout
+	}
 	a := &s.acks
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if !a.forced && a.n == 0 && (a.checked.IsZero() || time.Since(a.checked) >= ackRecheck) {
-		if n, err := replicasOf(ctx, s.rdb, key); err == nil {
+		if n, err := replicasOf(ctx, s.rdb); err == nil {
 			a.checked = time.Now()
 			if n > 0 {
 				a.n = 1
@@ -83,28 +99,97 @@ func (s *Store) wantAcks(ctx context.Context, key string) (int, time.Duration) {
 	return a.n, a.timeout
 }
 
-// replicasOf counts the replicas of the master that holds key: connected ones for a plain
-// client, every one the cluster knows of (failed ones too) for a cluster client.
-func replicasOf(ctx context.Context, rdb redis.UniversalClient, key string) (int, error) {
-	switch c := rdb.(type) {
-	case *redis.Client:
-		info, err := c.Info(ctx, "replication").Result()
-		if err != nil {
-			return 0, err
-		}
-		return strconv.Atoi(infoField(info, "connected_slaves"))
-	case *redis.ClusterClient:
-		node, err := c.MasterForKey(ctx, key)
-		if err != nil {
-			return 0, err
-		}
-		nodes, err := node.ClusterNodes(ctx).Result()
-		if err != nil {
-			return 0, err
-		}
-		return replicasInNodes(nodes), nil
+// clusterAcks is 1 when the master now serving key's slot lists replicas in CLUSTER NODES
+// (failed or cut-off ones included), else 0: a master with no replica has nothing a
+// failover could promote, so its grants cannot be lost to one (see doc.go). A master seen
+// for the first time is read here; after that the store reads it again in the background
+// when the last read is older than clusterRecheck, or after a redirection (transient), and
+// decides on the last read meanwhile. Unknown (unreachable) is 1: the stricter rule.
+func (s *Store) clusterAcks(ctx context.Context, c *redis.ClusterClient, key string) int {
+	node, err := c.MasterForKey(ctx, key)
+	if err != nil {
+		return 1 // runBlock cannot reach it either
 	}
-	return 0, nil
+	addr := node.Options().Addr
+	a := &s.acks
+	a.mu.Lock()
+	if m := a.masters[addr]; m != nil {
+		if !m.reading && time.Since(m.checked) >= clusterRecheck {
+			m.reading = true
+			s.blocks.wg.Add(1)
+			go s.rereadMaster(node, addr)
+		}
+		n := min(m.replicas, 1)
+		a.mu.Unlock()
+		return n
+	}
+	a.mu.Unlock()
+	n, err := replicasInCluster(ctx, node)
+	if err != nil {
+		return 1
+	}
+	a.mu.Lock()
+	a.setMaster(addr, n)
+	a.mu.Unlock()
+	return min(n, 1)
+}
+
+// rereadMaster reads again the replicas of the master at addr, off the request path.
+func (s *Store) rereadMaster(node *redis.Client, addr string) {
+	defer s.blocks.wg.Done()
+	ctx, cancel := context.WithTimeout(context.Background(), s.o.timeout)
+	defer cancel()
+	n, err := replicasInCluster(ctx, node)
+	a := &s.acks
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err == nil {
+		a.setMaster(addr, n)
+		return
+	}
+	if m := a.masters[addr]; m != nil {
+		m.reading = false // the next grant on it tries again
+	}
+}
+
+// setMaster records a read of the master at addr; a.mu held.
+func (a *acks) setMaster(addr string, replicas int) {
+	if a.masters == nil {
+		a.masters = make(map[string]*masterAcks)
+	}
+	a.masters[addr] = &masterAcks{replicas: replicas, checked: time.Now()}
+}
+
+// staleMasters makes the next grant on each cluster master read its replicas again.
+func (a *acks) staleMasters() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, m := range a.masters {
+		m.checked = time.Time{}
+	}
+}
+
+// replicasOf counts the replicas connected to a plain client's master (INFO replication).
+func replicasOf(ctx context.Context, rdb redis.UniversalClient) (int, error) {
+	c, ok := rdb.(*redis.Client)
+	if !ok {
+		return 0, nil
+	}
+	info, err := c.Info(ctx, "replication").Result()
+	if err != nil {
+		return 0, err
+	}
+	return strconv.Atoi(infoField(info, "connected_slaves"))
+}
+
+// replicasInCluster counts the replicas CLUSTER NODES on node lists for node, failed or
+// cut-off ones included.
+func replicasInCluster(ctx context.Context, node *redis.Client) (int, error) {
+	nodes, err := node.ClusterNodes(ctx).Result()
+	if err != nil {
+		return 0, err
+	}
+	return replicasInNodes(nodes), nil
 }
 
 // infoField is one field of an INFO reply; "" when absent.
@@ -235,6 +320,7 @@ func (s *Store) transient(err error) error {
 		if strings.HasPrefix(rerr.Error(), p) {
 			if c, ok := s.rdb.(*redis.ClusterClient); ok {
 				c.ReloadState(context.Background())
+				s.acks.staleMasters()
 			}
 			return fmt.Errorf("redisstore: redis in failover: %v", err) // not a redis.Error
 		}
@@ -267,6 +353,9 @@ func (s *Store) acked() {
 // refillTimeout bounds one refill: WithTimeout, plus WAIT's timeout when grants may wait
 // for replicas.
 func (s *Store) refillTimeout() time.Duration {
+	if _, ok := s.rdb.(*redis.ClusterClient); ok && !s.acks.forced {
+		return s.o.timeout + s.acks.timeout // decided per master, per grant
+	}
 	s.acks.mu.Lock()
 	defer s.acks.mu.Unlock()
 	if s.acks.n == 0 && (s.acks.forced || !s.acks.checked.IsZero()) { // off, or a lone Redis
