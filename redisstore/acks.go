@@ -230,20 +230,31 @@ func replicasInNodes(nodes string) int {
 // runBlock runs the block script on keys. For a grant (a refill, not a return: a return
 // lost in a failover only leaves budget reserved), with acknowledgements on, WAIT follows
 // it on the same connection, and a grant fewer replicas acknowledged returns errNotAcked
-// with the reply, which the caller must not use.
+// with the reply, which the caller must not use. On a cluster in auto mode, a grant sent
+// without WAIT is checked right after (lateReplica).
 func (s *Store) runBlock(ctx context.Context, grant bool, keys []string, args ...any) ([]any, error) {
 	n, timeout := 0, time.Duration(0)
 	if grant {
 		n, timeout = s.wantAcks(ctx, keys[0])
 	}
-	if n == 0 {
+	_, cluster := s.rdb.(*redis.ClusterClient)
+	if n == 0 && !(grant && cluster && !s.acks.forced) {
 		return s.sc.block.Run(ctx, s.rdb, keys, args...).Slice()
 	}
 	node, err := s.masterFor(ctx, keys[0])
 	if err != nil {
 		return nil, err
 	}
-	r, acked, err := evalAndWait(ctx, node, s.sc.block, keys, args, n, timeout)
+	var r []any
+	var acked int64
+	if n == 0 {
+		r, n, acked, err = s.lateReplica(ctx, node, keys, args, timeout)
+	} else {
+		var wait *redis.Cmd
+		if r, wait, err = evalThen(ctx, node, s.sc.block, keys, args, "wait", n, timeout.Milliseconds()); err == nil {
+			acked, err = wait.Int64()
+		}
+	}
 	if err != nil {
 		return nil, s.transient(err)
 	}
@@ -251,8 +262,33 @@ func (s *Store) runBlock(ctx context.Context, grant bool, keys []string, args ..
 		s.notAcked(acked, n)
 		return r, errNotAcked
 	}
-	s.acked()
+	if n > 0 {
+		s.acked()
+	}
 	return r, nil
+}
+
+// lateReplica runs the block script on node, whose last read listed no replica, with INFO
+// replication after it on the same connection: a replica attached since (the failed master
+// back as this one's replica, before the next read lists it) makes the grant wait for it
+// (WAIT 1 on that connection, n 1). It returns the reply, n and the replicas that acknowledged.
+func (s *Store) lateReplica(ctx context.Context, node *redis.Client, keys []string, args []any, timeout time.Duration) ([]any, int, int64, error) {
+	conn := node.Conn()
+	defer conn.Close()
+	r, info, err := evalThen(ctx, conn, s.sc.block, keys, args, "info", "replication")
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	text, err := info.Text()
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	if n, _ := strconv.Atoi(infoField(text, "connected_slaves")); n == 0 {
+		return r, 0, 0, nil
+	}
+	s.acks.staleMasters()
+	acked, err := conn.Do(ctx, "wait", 1, timeout.Milliseconds()).Int64()
+	return r, 1, acked, err
 }
 
 // masterFor is the client of one node that holds key: the cluster's master of its slot,
@@ -271,19 +307,23 @@ func (s *Store) masterFor(ctx context.Context, key string) (*redis.Client, error
 	return nil, errors.New("redisstore: WithReplicaAcks needs a *redis.Client or a *redis.ClusterClient")
 }
 
-// evalAndWait runs script then WAIT in one pipeline (one connection): the script's reply
-// and how many replicas acknowledged it.
-func evalAndWait(ctx context.Context, node *redis.Client, script *redis.Script, keys []string, args []any, n int, timeout time.Duration) ([]any, int64, error) {
+// pipeliner is a node client or one of its connections.
+type pipeliner interface {
+	Pipelined(ctx context.Context, fn func(redis.Pipeliner) error) ([]redis.Cmder, error)
+}
+
+// evalThen runs script then the command then in one pipeline (one connection): the
+// script's reply and then's command.
+func evalThen(ctx context.Context, node pipeliner, script *redis.Script, keys []string, args []any, then ...any) ([]any, *redis.Cmd, error) {
 	for _, load := range []bool{false, true} { // EVALSHA, then EVAL if Redis lost the script
-		var ev *redis.Cmd
-		var wait *redis.Cmd
+		var ev, next *redis.Cmd
 		_, _ = node.Pipelined(ctx, func(p redis.Pipeliner) error {
 			if load {
 				ev = script.Eval(ctx, p, keys, args...)
 			} else {
 				ev = script.EvalSha(ctx, p, keys, args...)
 			}
-			wait = p.Do(ctx, "wait", n, timeout.Milliseconds()) // Pipeliner has no Wait
+			next = p.Do(ctx, then...) // Pipeliner has no Wait
 			return nil
 		})
 		r, err := ev.Slice()
@@ -291,12 +331,11 @@ func evalAndWait(ctx context.Context, node *redis.Client, script *redis.Script, 
 			continue
 		}
 		if err != nil {
-			return nil, 0, err
+			return nil, nil, err
 		}
-		acked, err := wait.Int64()
-		return r, acked, err
+		return r, next, nil
 	}
-	return nil, 0, errors.New("redisstore: unreachable")
+	return nil, nil, errors.New("redisstore: unreachable")
 }
 
 func acksSupported(rdb redis.UniversalClient) bool {
