@@ -55,18 +55,26 @@ type masterAcks struct {
 // it (WAIT n timeout, on the same connection right after the script; in a cluster, on the
 // master of the tenant's slot) before the replica spends from it. n 0 turns it off.
 //
-// Default: on (n 1, timeout WithTimeout) when Redis has replicas: a master that reports
-// connected replicas (INFO replication), or a cluster whose tenant's master has replicas
-// (CLUSTER NODES, failed ones included); off for a lone Redis. A store that found none
-// looks again every minute; once on, it stays on.
+// Default (n 1, timeout WithTimeout when on). A plain client: on when the master reports
+// connected replicas (INFO replication), off for a lone Redis; a store that found none
+// looks again every minute, and once on it stays on (a master cannot tell a cut link from
+// no replica). A cluster client: on exactly while the master now serving the tenant's
+// slot lists replicas in CLUSTER NODES, failed or cut-off ones included, read when the
+// store first grants on that master, again in the background by a grant that finds the
+// last read older than a second or follows a redirection, and checked with INFO replication after a grant sent without WAIT (a
+// replica attached since is waited for). So after a failover the promoted master, which
+// lists no replica until the failed one rejoins as its replica, grants without WAIT: it
+// has nothing a failover could promote, so no grant of it can be lost to one (see the
+// package doc).
 //
 // What it costs: a refill takes one more round trip to a replica (sub-millisecond on a
 // LAN), off the request path unless a block runs out. While the master's replicas are
 // down or cut off, it grants nothing new: replicas spend the blocks they hold, and then an
 // admission that needs a block fails as during an outage (the Client skips the engine as
 // unavailable). A replica that has just linked counts only after its first
-// acknowledgement to the master (up to a second later). What it buys: a failover to a replica that missed the last writes never
-// lets a replica spend budget the promoted replica does not count (overrun 0).
+// acknowledgement to the master (up to a second later). What it buys: a failover to a
+// replica that missed the last writes never lets a replica spend budget the promoted
+// replica does not count (overrun 0).
 func WithReplicaAcks(n int, timeout time.Duration) Option {
 	return func(o *options) { o.acks, o.ackTimeout, o.acksSet = n, timeout, true }
 }
