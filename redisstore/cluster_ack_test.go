@@ -3,6 +3,8 @@ package redisstore
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -209,4 +211,53 @@ func linked(t *testing.T, master, replica *redis.Client) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	synced(t, master, replica)
+}
+
+// A master whose last read listed no replica (as a promoted master does until the failed
+// one rejoins as its replica, for up to clusterRecheck after) with a replica attached by
+// the time of a grant: the grant waits for that replica (INFO replication follows the
+// script on its connection, then WAIT), instead of being used unacknowledged until the
+// next read lists it.
+func TestClusterGrantWaitsForAReplicaAttachedSinceTheLastRead(t *testing.T) {
+	needServer(t)
+	cl, err := redistest.StartClusterWithReplicas(3, 1)
+	if err != nil {
+		redistest.Skip(t, err) // fails in CI
+	}
+	t.Cleanup(cl.Stop)
+	master, maddr, raddr := masterAndReplica(t, cl, "{late}:E")
+	linked(t, master, newClient(t, raddr))
+	clk := newClock(t0)
+	st, err := New(newClusterClient(t, cl.Addrs), WithPrefix("{late}:"), withClock(clk), WithTimeout(200*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.blocks.wg.Wait)
+	st.acks.mu.Lock()
+	st.acks.setMaster(maddr, 0) // the last read, just now, listed no replica
+	st.acks.mu.Unlock()
+	before := waitCalls(t, master)
+	res, err := st.Admit(context.Background(), translate.Admission{Now: clk.now(), Engine: "paid", Credits: 1, Daily: 1000})
+	if err != nil || res.Lease == "" {
+		t.Fatalf("Admit: %+v, %v", res, err)
+	}
+	st.blocks.wg.Wait()
+	if got := waitCalls(t, master) - before; got < 1 {
+		t.Errorf("the master ran %d WAIT for the grant with a replica attached since the store's last read, want at least 1", got)
+	}
+}
+
+// waitCalls is how many WAIT commands c has run (INFO commandstats).
+func waitCalls(t *testing.T, c *redis.Client) int {
+	t.Helper()
+	stats, err := c.Info(context.Background(), "commandstats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := strings.Index(stats, "cmdstat_wait:calls=")
+	if i < 0 {
+		return 0
+	}
+	n, _ := strconv.Atoi(strings.SplitN(stats[i+len("cmdstat_wait:calls="):], ",", 2)[0])
+	return n
 }

@@ -19,9 +19,9 @@ const failoverLimit = 20 * time.Second
 // master holding the tenant's slot is killed and its replica takes over: the replicas
 // never exceed the budget, get blocks from the promoted replica within failoverLimit, go
 // on spending from it (the whole budget unless the figures were lost), and Flush. Replica
-// acknowledgements are off (WithReplicaAcks(0, 0)): with them, the promoted replica, which
-// has no replica of its own until the killed master comes back, grants nothing new
-// (TestClusterFailoverUnackedGrantOverrunsNothing).
+// acknowledgements are left to the default: the promoted replica has no replica of its own
+// until the killed master comes back, so it grants without them (with the rule that once on
+// they stay on, it granted nothing new and every store ran dry).
 func TestClusterMasterFailsOverToReplica(t *testing.T) {
 	needServer(t)
 	cl, err := redistest.StartClusterWithReplicas(3, 1)
@@ -33,7 +33,7 @@ func TestClusterMasterFailsOverToReplica(t *testing.T) {
 	clk := newClock(t0)
 	var stores []*Store
 	for range 3 {
-		st, err := New(newClusterClient(t, cl.Addrs), WithPrefix("{failover}:"), withClock(clk), WithTimeout(200*time.Millisecond), WithReplicaAcks(0, 0))
+		st, err := New(newClusterClient(t, cl.Addrs), WithPrefix("{failover}:"), withClock(clk), WithTimeout(200*time.Millisecond))
 		if err != nil {
 			t.Fatal(err)
 		}

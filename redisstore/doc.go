@@ -95,11 +95,40 @@
 // for replicas (WithReplicaAcks): WAIT follows the block script on its connection (in a
 // cluster, on the master of the tenant's slot), and a grant not acknowledged in time is
 // not spent from; it stays reserved in Redis, adopted by the next acknowledged refill or
-// handed back by Flush. On by default when Redis has replicas, off for a lone Redis. The
-// cost: a master whose replicas are down or cut off grants nothing new, so replicas spend
-// their held blocks and then fail admissions as during an outage; after a cluster failover
-// that lasts until the promoted master has a replica again (two replicas per master keep
-// granting through one failover).
+// handed back by Flush. The cost: a master whose replicas are down or cut off grants
+// nothing new, so replicas spend their held blocks and then fail admissions as during an
+// outage.
+//
+// On by default when Redis has replicas, off for a lone Redis. With a plain client, once
+// on it stays on: a master whose replica's link is cut reports no connected replica, the
+// same as a master that has none. With a cluster client it follows the master now serving
+// the tenant's slot: WAIT is sent exactly when that master's CLUSTER NODES lists replicas,
+// failed or cut-off ones included (read when the store first grants on it, re-read in the
+// background after a second or a redirection; a grant sent without WAIT is followed on its
+// connection by INFO replication, and waits if a replica is attached by then). Why that
+// is enough:
+//
+//   - A replica whose replication link is cut stays listed as its master's replica (and a
+//     dead or unreachable one too, flagged fail, until CLUSTER FORGET), so grants keep
+//     waiting and are not used: the lossy window stays closed
+//     (TestClusterFailoverUnackedGrantOverrunsNothing, TestClusterLossyFailoverOverrunsNothing).
+//     So does a master cut off on the minority side of a partition: it still lists its
+//     replica, which the majority has promoted.
+//   - A master that lists no replica has nothing a failover could promote: if it dies its
+//     slot is down until it comes back (an outage, served from held blocks), never served
+//     by a node that missed its grants. A promoted master lists none until the failed one
+//     rejoins as its replica, so it grants without WAIT (TestClusterMasterFailsOverToReplica:
+//     every store served again within seconds of the promotion).
+//   - A replica is promoted only once its master is flagged FAIL (or, CLUSTER FAILOVER,
+//     once it has caught up with its master: nothing lost), and until then that master
+//     lists it, so its grants wait; a store whose view still names the old master cannot
+//     reach it, is redirected, or (on its side of a partition) is not acknowledged.
+//   - When the failed master rejoins as the promoted one's replica, grants wait again from
+//     the first grant after it attaches (TestClusterGrantWaitsForAReplicaAttachedSinceTheLastRead).
+//
+// What is left: a replica that attaches after a grant's INFO replication and is promoted
+// before the grant reaches it, which takes the master dying within its replication lag of
+// that attachment.
 //
 // # Keys and cluster
 //
@@ -116,7 +145,8 @@
 //	st, err := redisstore.New(rdb, redisstore.WithPrefix("{tenant-a}:"))
 //
 // one hash tag per tenant (New refuses a cluster client whose prefix has none: its scripts
-// would fail with CROSSSLOT), a replica per master, persistence (appendonly yes), and
+// would fail with CROSSSLOT), a replica per master (a second one keeps acknowledging
+// grants while one is down or cut off), persistence (appendonly yes), and
 // cluster-require-full-coverage no, so that one dead shard stops only its tenants. A
 // CROSSSLOT, NOPERM, WRONGTYPE, unknown-command or authentication error is a configuration
 // error: it is logged once and returned by every later Admit, never served from blocks as
