@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/fanyi-go/translate/internal/jsonfile"
 	"github.com/fanyi-go/translate/internal/quota"
 )
 
@@ -56,7 +57,7 @@ const tenantRule = "must be 1..64 ASCII letters, digits and - _ . : @ /"
 // the JSON path (for ParseConfig) and why. All empty when b is valid.
 func budgetProblem(b Budget) (goPath, jsonPath, msg string) {
 	if field, msg := outOfRange(b); field != "" {
-		return "Budget." + field, "budget." + snake(field), msg
+		return "Budget." + field, "budget." + jsonfile.Snake(field), msg
 	}
 	if len(b.Tenants) > maxTenants {
 		return "Budget.Tenants", "budget.tenants", "must hold at most " + strconv.Itoa(maxTenants) + " tenants"
@@ -69,7 +70,7 @@ func budgetProblem(b Budget) (goPath, jsonPath, msg string) {
 		case name == "" || !validTenant(name):
 			return g, j, "tenant name " + tenantRule
 		case field != "":
-			return g + "." + field, j + "." + snake(field), msg
+			return g + "." + field, j + "." + jsonfile.Snake(field), msg
 		case tb.EconomyAt != 0:
 			return g + ".EconomyAt", j + ".economy_at", "must be 0: the Client's EconomyAt applies to every tenant"
 		case len(tb.Tenants) > 0:
