@@ -116,7 +116,7 @@ func shuffleState(c *Client, rng *rand.Rand, now int64) {
 		c.rebuildView(e, &nv)
 		e.view.Store(&nv)
 	}
-	if day := c.budget.all.Day; !day.Unlimited() {
+	if day := c.budget.All.Day; !day.Unlimited() {
 		day.Charge(day.Reserved(now), 0, now)
 		day.Reserve([]float64{0, 50, 85, 99.5, 100}[rng.IntN(5)], now)
 	}
