@@ -182,9 +182,9 @@ func limitRules() []newRule {
 			continue
 		}
 		l := limits[key]
-		bad := []float64{l.hi*1.5 + 1}
-		if l.lo > 0 && l.lo != 1 {
-			bad = append(bad, l.lo/2)
+		bad := []float64{l.Hi*1.5 + 1}
+		if l.Lo > 0 && l.Lo != 1 {
+			bad = append(bad, l.Lo/2)
 		}
 		for _, x := range bad {
 			rules = append(rules, limitRule(typ, field, l, x))
