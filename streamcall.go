@@ -4,63 +4,15 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/fanyi-go/translate/internal/ordered"
 )
 
 // streamSink receives the partial text of one TranslateStream segment while an engine
-// streams it. Each engine call on the segment begins a new generation: text from an older
-// call (one that failed over, or was abandoned past its deadline) is dropped, so the
-// partial text is always the latest call's translation so far. Safe for concurrent use.
-type streamSink struct {
-	wake func() // called, without the lock, after the partial text changed; must not block
-
-	mu     sync.Mutex
-	gen    uint64 // the current call's generation
-	text   string // the current call's translation so far, once it left the source behind
-	engine string // the engine of text
-	seq    uint64 // counts changes of text; 0 means no partial text yet
-}
-
-// begin starts a call on engine and returns its generation.
-func (s *streamSink) begin() uint64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.gen++
-	return s.gen
-}
-
-// end drops whatever the call of generation gen still sends.
-func (s *streamSink) end(gen uint64) {
-	s.mu.Lock()
-	if s.gen == gen {
-		s.gen++
-	}
-	s.mu.Unlock()
-}
-
-// update sets the partial text of the call of generation gen.
-func (s *streamSink) update(gen uint64, engine, text string) {
-	s.mu.Lock()
-	if gen != s.gen {
-		s.mu.Unlock()
-		return
-	}
-	s.text, s.engine = text, engine
-	s.seq++
-	s.mu.Unlock()
-	if s.wake != nil {
-		s.wake()
-	}
-}
-
-// latest returns the partial text, its engine and its change count.
-func (s *streamSink) latest() (text, engine string, seq uint64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.text, s.engine, s.seq
-}
+// streams it (internal/ordered).
+type streamSink = ordered.Sink
 
 // invokeStream calls e for a TranslateStream segment: over e's TranslateStream when e is a
 // StreamEngine and the call has one text, sending the translation so far to sink; with
@@ -73,8 +25,8 @@ func (c *Client) invokeStream(ctx context.Context, e *engine, req *EngineRequest
 	own.Texts = append([]string(nil), req.Texts...)
 	call := func() (*EngineResult, error) { return protect(ctx, e, &own) }
 	if se, ok := e.eng.(StreamEngine); ok && len(own.Texts) == 1 {
-		gen := sink.begin()
-		defer sink.end(gen)
+		gen := sink.Begin()
+		defer sink.End(gen)
 		call = func() (*EngineResult, error) { return consumeStream(ctx, e, se, &own, sink, gen) }
 	}
 	return c.runApart(ctx, e, call)
@@ -167,7 +119,7 @@ func consumeStream(ctx context.Context, e *engine, se StreamEngine, req *EngineR
 			diverged = t != "" && !strings.HasPrefix(src, t)
 		}
 		if diverged {
-			sink.update(gen, e.name, b.String())
+			sink.Update(gen, e.name, b.String())
 		}
 	}
 	if err := ctx.Err(); err != nil {
