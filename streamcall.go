@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync/atomic"
 	"time"
 
+	"github.com/fanyi-go/translate/internal/deadline"
 	"github.com/fanyi-go/translate/internal/ordered"
 )
 
@@ -32,47 +32,16 @@ func (c *Client) invokeStream(ctx context.Context, e *engine, req *EngineRequest
 	return c.runApart(ctx, e, call)
 }
 
-// Call states of runApart.
-const (
-	callRunning int32 = iota
-	callReturned
-	callAbandoned
-)
-
 // runApart runs call in a goroutine of its own and returns its answer, or ctx's error when
-// ctx ends first. After ctx ends it still waits up to overrunGrace for the call, so that an
-// engine that honours ctx leaves no goroutine behind; past that the call is abandoned.
+// ctx ends first (deadline.Apart). After ctx ends it still waits up to overrunGrace for the
+// call, so that an engine that honours ctx leaves no goroutine behind; past that the call is
+// abandoned, counted among e's abandoned calls, and e's calls run apart from then on.
 func (c *Client) runApart(ctx context.Context, e *engine, call func() (*EngineResult, error)) (*EngineResult, error) {
-	ch := make(chan answer, 1)
-	var state atomic.Int32
-	go func() {
-		out, err := call()
-		ch <- answer{out, err}
-		if !state.CompareAndSwap(callRunning, callReturned) {
-			e.abandoned.Add(-1)
-		}
-	}()
-	select {
-	case a := <-ch:
-		return a.out, a.err
-	case <-ctx.Done():
-	}
-	t := time.NewTimer(overrunGrace)
-	defer t.Stop()
-	select {
-	case <-ch:
-		return nil, ctx.Err()
-	case <-t.C:
-	}
-	e.abandoned.Add(1)
-	if !state.CompareAndSwap(callRunning, callAbandoned) {
-		e.abandoned.Add(-1) // it returned just now
-		return nil, ctx.Err()
-	}
-	if e.set(flagIsolate) {
+	out, left, err := deadline.Apart(ctx, overrunGrace, &e.abandoned, call)
+	if left && e.set(flagIsolate) {
 		c.obs.warn("engine ignores its context: its calls now run apart", e.name)
 	}
-	return nil, ctx.Err()
+	return out, err
 }
 
 // maxStreamBytes bounds the translation a stream may send for a source of n bytes: far
