@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/fanyi-go/translate/internal/jsonfile"
@@ -187,48 +186,18 @@ func LoadConfigContext(ctx context.Context, path string) (*Config, error) {
 }
 
 // readConfigFile reads a regular file of at most maxConfigBytes (+1, so that a larger one
-// is reported as such). The file is opened non-blocking, so a FIFO put in place between the
-// checks cannot block the open, and checked again once open.
+// is reported as such) with jsonfile.Read; its errors are KindInvalidInput, or ctx's.
 func readConfigFile(ctx context.Context, path string) ([]byte, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	fileErr := func(err error) error { return &Error{Kind: KindInvalidInput, Message: "config file", Err: err} }
-	notRegular := &Error{Kind: KindInvalidInput, Message: "config file: not a regular file"}
-	if fi, err := os.Stat(path); err != nil {
-		return nil, fileErr(err)
-	} else if !fi.Mode().IsRegular() {
-		return nil, notRegular
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, fileErr(err)
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, notRegular
-	}
-	data, err := io.ReadAll(io.LimitReader(ctxReader{ctx, f}, maxConfigBytes+1))
+	data, err := jsonfile.Read(ctx, path, maxConfigBytes+1)
 	switch {
-	case ctx.Err() != nil:
-		return nil, ctx.Err()
-	case err != nil:
-		return nil, fileErr(err)
+	case err == nil:
+		return data, nil
+	case err == ctx.Err():
+		return nil, err
+	case errors.Is(err, jsonfile.ErrNotRegular):
+		return nil, &Error{Kind: KindInvalidInput, Message: "config file: not a regular file"}
 	}
-	return data, nil
-}
-
-// ctxReader stops reading when ctx is done.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (r ctxReader) Read(p []byte) (int, error) {
-	if err := r.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return r.r.Read(p[:min(len(p), 64<<10)])
+	return nil, &Error{Kind: KindInvalidInput, Message: "config file", Err: err}
 }
 
 // ParseConfig parses and validates a configuration file (see Config for its format).
