@@ -262,7 +262,9 @@ func WithBatchConcurrency(n int) Option { return func(o *options) { o.batchConcu
 // limit is the documented range of a numeric setting (mechanism in internal/ranges).
 type limit ranges.Limit
 
-func (l limit) String(dur bool) string { return ranges.Limit(l).String(dur) }
+func (l limit) String(dur bool) string {
+	return ranges.Limit(l).String(dur)
+}
 
 const (
 	year = 8760 * time.Hour
@@ -330,9 +332,7 @@ var limits = map[string]limit{
 const maxCacheEntries = 1e8
 
 // outOfRange returns the first numeric field of the struct v outside its limit, and why.
-func outOfRange(v any) (field, msg string) {
-	return ranges.Check(v, func(key string) (ranges.Limit, bool) { l, ok := limits[key]; return ranges.Limit(l), ok })
-}
+func outOfRange(v any) (field, msg string) { return ranges.Check(v, limits) }
 
 // checkLimits is New's range check of the struct v: its error names prefix and the field.
 func checkLimits(prefix string, v any) error {

@@ -20,16 +20,20 @@ type Limit struct {
 
 var durationType = reflect.TypeFor[time.Duration]()
 
-// Check returns the first numeric field of the struct v outside its range, and why; limit
-// looks a field's range up by "Type.Field" (the Go names).
-func Check(v any, limit func(key string) (Limit, bool)) (field, msg string) {
+// Check returns the first numeric field of the struct v outside its range in table, which
+// holds the ranges by "Type.Field" (the Go names), and why. It allocates nothing.
+func Check[L ~struct {
+	Lo, Hi float64
+	Zero   bool
+}](v any, table map[string]L) (field, msg string) {
 	rv := reflect.ValueOf(v)
 	rt := rv.Type()
 	for i := range rt.NumField() {
-		l, ok := limit(rt.Name() + "." + rt.Field(i).Name)
+		tl, ok := table[rt.Name()+"."+rt.Field(i).Name]
 		if !ok {
 			continue
 		}
+		l := Limit(tl)
 		var x float64
 		switch f := rv.Field(i); f.Kind() {
 		case reflect.Float64:

@@ -32,7 +32,6 @@ func TestCheckNamesTheField(t *testing.T) {
 		D time.Duration
 	}
 	table := map[string]Limit{"P.N": {Lo: 1, Hi: 10, Zero: true}, "P.D": {Lo: 1, Hi: float64(time.Minute)}}
-	look := func(k string) (Limit, bool) { l, ok := table[k]; return l, ok }
 	for _, tc := range []struct {
 		v          P
 		field, msg string
@@ -42,7 +41,7 @@ func TestCheckNamesTheField(t *testing.T) {
 		{P{N: 5, D: -1}, "D", "must not be negative"},
 		{P{N: 5, D: time.Hour}, "D", "must be within 1ns..1m"},
 	} {
-		if f, m := Check(tc.v, look); f != tc.field || m != tc.msg {
+		if f, m := Check(tc.v, table); f != tc.field || m != tc.msg {
 			t.Errorf("Check(%+v) = %q %q, want %q %q", tc.v, f, m, tc.field, tc.msg)
 		}
 	}
