@@ -12,6 +12,8 @@ import (
 	"github.com/fanyi-go/translate/internal/httpx/retryafter"
 	"github.com/fanyi-go/translate/internal/placeholder"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/fanyi-go/translate/internal/quota"
 )
 
 // lease is everything one engine call holds: a concurrency slot, quota and budget
@@ -22,7 +24,7 @@ type lease struct {
 	chars  int64
 	cost   float64
 	permit *breaker      // the breaker whose permit was taken
-	tenant *tenantBudget // whose budget cost was reserved from, besides the Client's
+	tenant *quota.Tenant // whose budget cost was reserved from, besides the Client's
 	at     int64         // when the budget was reserved
 	texts  []string
 	waited bool // the gates made the request wait: read the time again
@@ -82,7 +84,7 @@ func (c *Client) reserve(e *engine, l *lease, now int64) error {
 		return &Error{Kind: KindQuotaExhausted, Engine: e.name, Message: "skipped: local quota exhausted"}
 	}
 	l.cost, l.at = float64(l.chars)*e.prof.CostPerMillion/1e6, now
-	if !e.free && !c.budget.reserve(l.tenant, l.cost, now) {
+	if !e.free && !c.budget.Reserve(l.tenant, l.cost, now) {
 		e.q.Refund(l.chars)
 		l.chars, l.cost = 0, 0
 		return &Error{Kind: KindBudgetExceeded, Engine: e.name, Message: "skipped: budget exhausted"}
@@ -102,7 +104,7 @@ func (c *Client) undo(e *engine, l *lease) {
 func (c *Client) refund(e *engine, l *lease) {
 	e.q.Refund(l.chars)
 	if !e.free {
-		c.budget.refund(l.tenant, l.cost, l.at)
+		c.budget.Refund(l.tenant, l.cost, l.at)
 	}
 }
 
@@ -166,7 +168,7 @@ func (c *Client) charge(e *engine, l *lease, out *EngineResult, now int64) (int6
 	}
 	e.q.Charge(l.chars, chars, now)
 	if !e.free {
-		c.budget.charge(l.tenant, l.cost, cost, now)
+		c.budget.Charge(l.tenant, l.cost, cost, now)
 	}
 	return chars, cost
 }

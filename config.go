@@ -1,13 +1,11 @@
 package translate
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"reflect"
 	"slices"
@@ -15,10 +13,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
-	"unicode"
 
+	"github.com/fanyi-go/translate/internal/jsonfile"
 	"github.com/fanyi-go/translate/internal/lang"
 )
 
@@ -189,48 +186,18 @@ func LoadConfigContext(ctx context.Context, path string) (*Config, error) {
 }
 
 // readConfigFile reads a regular file of at most maxConfigBytes (+1, so that a larger one
-// is reported as such). The file is opened non-blocking, so a FIFO put in place between the
-// checks cannot block the open, and checked again once open.
+// is reported as such) with jsonfile.Read; its errors are KindInvalidInput, or ctx's.
 func readConfigFile(ctx context.Context, path string) ([]byte, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	fileErr := func(err error) error { return &Error{Kind: KindInvalidInput, Message: "config file", Err: err} }
-	notRegular := &Error{Kind: KindInvalidInput, Message: "config file: not a regular file"}
-	if fi, err := os.Stat(path); err != nil {
-		return nil, fileErr(err)
-	} else if !fi.Mode().IsRegular() {
-		return nil, notRegular
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, fileErr(err)
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, notRegular
-	}
-	data, err := io.ReadAll(io.LimitReader(ctxReader{ctx, f}, maxConfigBytes+1))
+	data, err := jsonfile.Read(ctx, path, maxConfigBytes+1)
 	switch {
-	case ctx.Err() != nil:
-		return nil, ctx.Err()
-	case err != nil:
-		return nil, fileErr(err)
+	case err == nil:
+		return data, nil
+	case err == ctx.Err():
+		return nil, err
+	case errors.Is(err, jsonfile.ErrNotRegular):
+		return nil, &Error{Kind: KindInvalidInput, Message: "config file: not a regular file"}
 	}
-	return data, nil
-}
-
-// ctxReader stops reading when ctx is done.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (r ctxReader) Read(p []byte) (int, error) {
-	if err := r.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return r.r.Read(p[:min(len(p), 64<<10)])
+	return nil, &Error{Kind: KindInvalidInput, Message: "config file", Err: err}
 }
 
 // ParseConfig parses and validates a configuration file (see Config for its format).
@@ -282,7 +249,7 @@ func (c *Config) UnmarshalJSON(data []byte) error {
 // (default) values; settings keep their "env:NAME" references. ParseConfig of its output
 // gives back an equal Config.
 func (c Config) MarshalJSON() ([]byte, error) {
-	return appendValue(nil, "", reflect.ValueOf(c))
+	return fileFormat.Append(nil, "", reflect.ValueOf(c))
 }
 
 // WithConfig configures the Client as cfg says: its engines, built through their
@@ -382,7 +349,7 @@ func (cfg *Config) checkPolicies() error {
 		v    any
 	}{{"", *cfg}, {"cache.", cfg.Cache}, {"budget.", cfg.Budget}} {
 		if field, msg := outOfRange(sec.v); field != "" {
-			return invalidAt(sec.path+snake(field), msg)
+			return invalidAt(sec.path+jsonfile.Snake(field), msg)
 		}
 	}
 	if _, path, msg := budgetProblem(cfg.Budget); path != "" {
@@ -404,7 +371,7 @@ func (cfg *Config) checkPolicies() error {
 	}
 	if cfg.Memory != nil {
 		if field, msg := outOfRange(*cfg.Memory); field != "" {
-			return invalidAt("memory."+snake(field), msg)
+			return invalidAt("memory."+jsonfile.Snake(field), msg)
 		}
 	}
 	_, _, err := cfg.glossaries()
@@ -580,24 +547,10 @@ func relabel(section string, err error) error {
 	path := section
 	if _, rest, ok := strings.Cut(field, "."); ok { // drop the Go type name
 		for _, part := range strings.Split(rest, ".") {
-			path += "." + snake(part)
+			path += "." + jsonfile.Snake(part)
 		}
 	}
 	return invalidAt(path, msg)
-}
-
-// snake converts a Go field name to its JSON key: "FailureRatio" -> "failure_ratio",
-// "TTL" -> "ttl".
-func snake(s string) string {
-	var b strings.Builder
-	r := []rune(s)
-	for i, c := range r {
-		if unicode.IsUpper(c) && i > 0 && (unicode.IsLower(r[i-1]) || (i+1 < len(r) && unicode.IsLower(r[i+1]))) {
-			b.WriteByte('_')
-		}
-		b.WriteRune(unicode.ToLower(c))
-	}
-	return b.String()
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -609,7 +562,7 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// ---- decoding ----
+// ---- the file format (mechanism in internal/jsonfile) ----
 
 var (
 	durationType     = reflect.TypeFor[time.Duration]()
@@ -619,101 +572,34 @@ var (
 	profileType      = reflect.TypeFor[Profile]()
 
 	// the places of Profile's Canary and Staged fields, for the given bits
-	canaryField = fieldIndex(profileType, "Canary")
-	stagedField = fieldIndex(profileType, "Staged")
+	canaryField = jsonfile.FieldIndex(profileType, "Canary")
+	stagedField = jsonfile.FieldIndex(profileType, "Staged")
+	// EngineConfig's Profile field
+	profileField = jsonfile.FieldIndex(engineConfigType, "Profile")
 )
 
-func fieldIndex(t reflect.Type, name string) int {
-	f, ok := t.FieldByName(name)
-	if !ok || len(f.Index) != 1 {
-		panic("translate: no field " + t.Name() + "." + name)
+// fileFormat is the Config file format: cost classes and scenes by name, and an engine's
+// profile with the fields the file gave (EngineConfig.given).
+var fileFormat = func() *jsonfile.Format {
+	f := &jsonfile.Format{Invalid: func(path, msg string) error { return invalidAt(path, msg) }}
+	f.Types = map[reflect.Type]jsonfile.Codec{
+		classType: {Decode: decodeClass, Append: appendClass},
+		engineConfigType: {
+			Decode: func(path string, raw []byte, v reflect.Value) error { return decodeEngine(f, path, raw, v) },
+			Append: func(b []byte, path string, v reflect.Value) ([]byte, error) { return appendEngine(f, b, path, v) },
+		},
 	}
-	return f.Index[0]
-}
+	f.Keys = map[reflect.Type]jsonfile.KeyCodec{sceneType: {Parse: parseScene, Name: sceneName}}
+	return f
+}()
 
 // decodeConfig decodes data strictly into a Config, without the checks of Config.check.
 func decodeConfig(data []byte) (*Config, error) {
-	if len(data) > maxConfigBytes {
-		return nil, invalidAt("", "larger than 1 MiB")
-	}
-	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, invalidAt("", "empty")
-	}
-	if !json.Valid(data) {
-		return nil, syntaxError(data)
-	}
 	var cfg Config
-	if err := decodeValue("", data, reflect.ValueOf(&cfg).Elem()); err != nil {
+	if err := fileFormat.Document(data, maxConfigBytes, &cfg); err != nil {
 		return nil, err
 	}
 	return &cfg, nil
-}
-
-// syntaxError names the line and column of data's first JSON syntax error.
-func syntaxError(data []byte) error {
-	err := json.Unmarshal(data, new(any))
-	var se *json.SyntaxError
-	if !errors.As(err, &se) {
-		return invalidAt("", "invalid JSON")
-	}
-	before := data[:max(0, min(int(se.Offset), len(data))-1)] // up to the offending byte
-	line := bytes.Count(before, []byte("\n")) + 1
-	col := len(before) - bytes.LastIndexByte(before, '\n')
-	return &Error{Kind: KindInvalidInput, Message: fmt.Sprintf("config: line %d, column %d: invalid JSON: %s", line, col, se.Error())}
-}
-
-func join(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
-}
-
-// decodeValue decodes raw, a valid JSON value, into v. Its errors name path.
-func decodeValue(path string, raw []byte, v reflect.Value) error {
-	raw = bytes.TrimSpace(raw)
-	if string(raw) == "null" {
-		return invalidAt(path, "must not be null")
-	}
-	switch v.Type() {
-	case durationType:
-		return decodeDuration(path, raw, v)
-	case classType:
-		return decodeClass(path, raw, v)
-	case engineConfigType:
-		return decodeEngine(path, raw, v)
-	}
-	switch v.Kind() {
-	case reflect.Struct:
-		_, err := decodeStruct(path, raw, v)
-		return err
-	case reflect.Pointer:
-		nv := reflect.New(v.Type().Elem())
-		if err := decodeValue(path, raw, nv.Elem()); err != nil {
-			return err
-		}
-		v.Set(nv)
-		return nil
-	case reflect.Slice:
-		return decodeSlice(path, raw, v)
-	case reflect.Map:
-		return decodeMap(path, raw, v)
-	}
-	return decodeScalar(path, raw, v)
-}
-
-// decodeDuration decodes a Go duration string such as "8s".
-func decodeDuration(path string, raw []byte, v reflect.Value) error {
-	var s string
-	if raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
-		return invalidAt(path, `must be a duration string such as "8s"`)
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return invalidAt(path, `must be a duration such as "8s" or "250ms"`)
-	}
-	v.SetInt(int64(d))
-	return nil
 }
 
 // decodeClass decodes a cost class by name.
@@ -730,151 +616,34 @@ func decodeClass(path string, raw []byte, v reflect.Value) error {
 	return invalidAt(path, `must be "free", "standard" or "premium"`)
 }
 
-// decodeScalar decodes a string, a bool or a number.
-func decodeScalar(path string, raw []byte, v reflect.Value) error {
-	switch v.Kind() {
-	case reflect.String:
-		var s string
-		if raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
-			return invalidAt(path, "must be a string")
-		}
-		v.SetString(s)
-		return nil
-	case reflect.Bool:
-		switch string(raw) {
-		case "true", "false":
-			v.SetBool(string(raw) == "true")
-			return nil
-		}
-		return invalidAt(path, "must be true or false")
-	case reflect.Int, reflect.Int64, reflect.Int32:
-		return decodeInt(path, raw, v)
-	case reflect.Float64:
-		f, err := strconv.ParseFloat(string(raw), 64)
-		if !isNumber(raw) || err != nil {
-			return invalidAt(path, "must be a number")
-		}
-		v.SetFloat(f)
-		return nil
+func appendClass(b []byte, path string, v reflect.Value) ([]byte, error) {
+	c := CostClass(v.Uint())
+	if c > ClassPremium {
+		return nil, invalidAt(path, "unknown cost class")
 	}
-	return invalidAt(path, "cannot be set in a file")
+	return strconv.AppendQuote(b, c.String()), nil
 }
 
-func isNumber(raw []byte) bool { return raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9') }
-
-func decodeInt(path string, raw []byte, v reflect.Value) error {
-	if !isNumber(raw) {
-		return invalidAt(path, "must be an integer")
+func parseScene(path, key string, k reflect.Value) error {
+	i := slices.Index(sceneNames[:], key)
+	if i < 0 {
+		return invalidAt(path, "unknown scene (known: "+strings.Join(sceneNames[:], ", ")+")")
 	}
-	n, err := strconv.ParseInt(string(raw), 10, 64)
-	if err != nil { // 1e3, 40.0 or out of range
-		f, ferr := strconv.ParseFloat(string(raw), 64)
-		if ferr != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
-			return invalidAt(path, "must be an integer")
-		}
-		n = int64(f)
-	}
-	if v.OverflowInt(n) {
-		return invalidAt(path, "is out of range")
-	}
-	v.SetInt(n)
+	k.SetUint(uint64(i))
 	return nil
 }
 
-func decodeSlice(path string, raw []byte, v reflect.Value) error {
-	if raw[0] != '[' {
-		return invalidAt(path, "must be an array")
+func sceneName(path string, k reflect.Value) (string, int, error) {
+	if k.Uint() >= uint64(len(sceneNames)) {
+		return "", 0, invalidAt(path, "unknown scene "+Scene(k.Uint()).String())
 	}
-	var items []json.RawMessage
-	if err := json.Unmarshal(raw, &items); err != nil {
-		return invalidAt(path, "must be an array")
-	}
-	s := reflect.MakeSlice(v.Type(), len(items), len(items))
-	for i, item := range items {
-		if err := decodeValue(path+"["+strconv.Itoa(i)+"]", item, s.Index(i)); err != nil {
-			return err
-		}
-	}
-	v.Set(s)
-	return nil
+	return sceneNames[k.Uint()], int(k.Uint()), nil
 }
 
-func decodeMap(path string, raw []byte, v reflect.Value) error {
-	m := reflect.MakeMap(v.Type())
-	kt, vt := v.Type().Key(), v.Type().Elem()
-	err := eachField(path, raw, func(key string, val []byte) error {
-		at := join(path, key)
-		k := reflect.New(kt).Elem()
-		switch {
-		case kt == sceneType:
-			i := slices.Index(sceneNames[:], key)
-			if i < 0 {
-				return invalidAt(at, "unknown scene (known: "+strings.Join(sceneNames[:], ", ")+")")
-			}
-			k.SetUint(uint64(i))
-		case kt.Kind() == reflect.String:
-			k.SetString(key)
-		default:
-			return invalidAt(at, "cannot be set in a file")
-		}
-		e := reflect.New(vt).Elem()
-		if err := decodeValue(at, val, e); err != nil {
-			return err
-		}
-		m.SetMapIndex(k, e)
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	v.Set(m)
-	return nil
-}
-
-// fieldsOf maps the JSON keys of t's exported fields to their indexes.
-func fieldsOf(t reflect.Type) (map[string]int, []string) {
-	idx := map[string]int{}
-	var keys []string
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		key := snake(f.Name)
-		if tag, _, _ := strings.Cut(f.Tag.Get("json"), ","); tag != "" {
-			key = tag
-		}
-		idx[key] = i
-		keys = append(keys, key)
-	}
-	return idx, keys
-}
-
-// decodeStruct decodes a JSON object into the struct v and reports which fields it had.
-func decodeStruct(path string, raw []byte, v reflect.Value) (given uint64, err error) {
-	idx, keys := fieldsOf(v.Type())
-	err = eachField(path, raw, func(key string, val []byte) error {
-		at := join(path, key)
-		if key == "_comment" {
-			var s string
-			var ss []string
-			if json.Unmarshal(val, &s) != nil && json.Unmarshal(val, &ss) != nil {
-				return invalidAt(at, "must be a string or an array of strings")
-			}
-			return nil
-		}
-		i, ok := idx[key]
-		if !ok {
-			return invalidAt(at, "unknown field (known: "+strings.Join(keys, ", ")+")")
-		}
-		given |= 1 << i
-		return decodeValue(at, val, v.Field(i))
-	})
-	return given, err
-}
-
-func decodeEngine(path string, raw []byte, v reflect.Value) error {
-	if _, err := decodeStruct(path, raw, v); err != nil {
+// decodeEngine decodes an engine and records which profile fields the file gave; a canary
+// lowered to 0 is a stopped canary (Profile.Staged).
+func decodeEngine(f *jsonfile.Format, path string, raw []byte, v reflect.Value) error {
+	if _, err := f.DecodeStruct(path, raw, v); err != nil {
 		return err
 	}
 	var obj map[string]json.RawMessage
@@ -882,12 +651,12 @@ func decodeEngine(path string, raw []byte, v reflect.Value) error {
 		return invalidAt(path, "must be an object")
 	}
 	if p, ok := obj["profile"]; ok {
-		given, err := decodeStruct(join(path, "profile"), p, reflect.New(profileType).Elem())
+		given, err := f.DecodeStruct(jsonfile.Join(path, "profile"), p, reflect.New(profileType).Elem())
 		if err != nil {
 			return err
 		}
 		ec := v.Addr().Interface().(*EngineConfig)
-		if given&(1<<canaryField) != 0 && ec.Profile.Canary == 0 { // a canary lowered to 0 (Profile.Staged)
+		if given&(1<<canaryField) != 0 && ec.Profile.Canary == 0 {
 			ec.Profile.Staged = true
 			given |= 1 << stagedField
 		}
@@ -896,207 +665,24 @@ func decodeEngine(path string, raw []byte, v reflect.Value) error {
 	return nil
 }
 
-// eachField calls fn for each member of the JSON object raw, in order, and rejects a key
-// given twice.
-func eachField(path string, raw []byte, fn func(key string, val []byte) error) error {
-	if raw[0] != '{' {
-		return invalidAt(path, "must be an object")
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if _, err := dec.Token(); err != nil {
-		return invalidAt(path, "must be an object")
-	}
-	seen := map[string]bool{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return invalidAt(path, "must be an object")
+// appendEngine writes an engine with the profile fields that were given or are non-zero,
+// and no profile when there are none.
+func appendEngine(f *jsonfile.Format, b []byte, path string, v reflect.Value) ([]byte, error) {
+	given := v.Interface().(EngineConfig).given
+	return f.AppendStruct(b, path, v, func(i int, at string, fv reflect.Value) ([]byte, bool, error) {
+		if i != profileField {
+			return nil, false, nil
 		}
-		key, _ := tok.(string)
-		if seen[key] {
-			return invalidAt(join(path, key), "given twice")
-		}
-		seen[key] = true
-		var val json.RawMessage
-		if err := dec.Decode(&val); err != nil {
-			return invalidAt(join(path, key), "invalid JSON")
-		}
-		if err := fn(key, val); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// ---- encoding ----
-
-// appendValue appends v as JSON in the file format.
-func appendValue(b []byte, path string, v reflect.Value) ([]byte, error) {
-	switch v.Type() {
-	case durationType:
-		return strconv.AppendQuote(b, time.Duration(v.Int()).String()), nil
-	case classType:
-		c := CostClass(v.Uint())
-		if c > ClassPremium {
-			return nil, invalidAt(path, "unknown cost class")
-		}
-		return strconv.AppendQuote(b, c.String()), nil
-	}
-	switch v.Kind() {
-	case reflect.Struct:
-		return appendStruct(b, path, v)
-	case reflect.Pointer:
-		return appendValue(b, path, v.Elem())
-	case reflect.Slice:
-		return appendSlice(b, path, v)
-	case reflect.Map:
-		return appendMap(b, path, v)
-	}
-	return appendScalar(b, path, v)
-}
-
-// appendSlice appends v's elements as a JSON array, each at its own index path.
-func appendSlice(b []byte, path string, v reflect.Value) ([]byte, error) {
-	b = append(b, '[')
-	for i := range v.Len() {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		var err error
-		if b, err = appendValue(b, path+"["+strconv.Itoa(i)+"]", v.Index(i)); err != nil {
-			return nil, err
-		}
-	}
-	return append(b, ']'), nil
-}
-
-// appendScalar appends a string, bool or number; NaN, infinities and any
-// other kind cannot be written to a file.
-func appendScalar(b []byte, path string, v reflect.Value) ([]byte, error) {
-	switch v.Kind() {
-	case reflect.String:
-		s, _ := json.Marshal(v.String())
-		return append(b, s...), nil
-	case reflect.Bool:
-		return strconv.AppendBool(b, v.Bool()), nil
-	case reflect.Int, reflect.Int32, reflect.Int64:
-		return strconv.AppendInt(b, v.Int(), 10), nil
-	case reflect.Float64:
-		f := v.Float()
-		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, invalidAt(path, "must be a finite number")
-		}
-		return strconv.AppendFloat(b, f, 'g', -1, 64), nil
-	}
-	return nil, invalidAt(path, "cannot be written to a file")
-}
-
-func appendStruct(b []byte, path string, v reflect.Value) ([]byte, error) {
-	var given uint64
-	if v.Type() == engineConfigType {
-		given = v.Interface().(EngineConfig).given
-	}
-	idx, keys := fieldsOf(v.Type())
-	b = append(b, '{')
-	first := true
-	for _, key := range keys {
-		f := v.Field(idx[key])
-		at := join(path, key)
-		var err error
-		var out []byte
-		switch {
-		case v.Type() == engineConfigType && key == "profile":
-			if out, err = appendProfile(nil, at, f, given); err != nil {
-				return nil, err
+		out, err := f.AppendStruct(nil, at, fv, func(i int, at string, fv reflect.Value) ([]byte, bool, error) {
+			if given&(1<<i) == 0 {
+				return nil, false, nil
 			}
-			if string(out) == "{}" {
-				continue
-			}
-		case f.IsZero():
-			continue
-		default:
-			if out, err = appendValue(nil, at, f); err != nil {
-				return nil, err
-			}
+			out, err := f.Append(nil, at, fv)
+			return out, true, err
+		})
+		if err != nil || string(out) == "{}" {
+			return nil, true, err
 		}
-		if !first {
-			b = append(b, ',')
-		}
-		first = false
-		b = strconv.AppendQuote(b, key)
-		b = append(b, ':')
-		b = append(b, out...)
-	}
-	return append(b, '}'), nil
-}
-
-// appendProfile writes the profile fields that were given or are non-zero.
-func appendProfile(b []byte, path string, v reflect.Value, given uint64) ([]byte, error) {
-	idx, keys := fieldsOf(profileType)
-	b = append(b, '{')
-	first := true
-	for _, key := range keys {
-		i := idx[key]
-		f := v.Field(i)
-		if given&(1<<i) == 0 && f.IsZero() {
-			continue
-		}
-		if !first {
-			b = append(b, ',')
-		}
-		first = false
-		b = strconv.AppendQuote(b, key)
-		b = append(b, ':')
-		var err error
-		if b, err = appendValue(b, join(path, key), f); err != nil {
-			return nil, err
-		}
-	}
-	return append(b, '}'), nil
-}
-
-func appendMap(b []byte, path string, v reflect.Value) ([]byte, error) {
-	type entry struct {
-		key string
-		val reflect.Value
-		ord int
-	}
-	var entries []entry
-	for it := v.MapRange(); it.Next(); {
-		k := it.Key()
-		e := entry{val: it.Value()}
-		switch {
-		case k.Type() == sceneType:
-			if k.Uint() >= uint64(len(sceneNames)) {
-				return nil, invalidAt(path, "unknown scene "+Scene(k.Uint()).String())
-			}
-			e.key, e.ord = sceneNames[k.Uint()], int(k.Uint())
-		case k.Kind() == reflect.String:
-			e.key = k.String()
-		default:
-			return nil, invalidAt(path, "cannot be written to a file")
-		}
-		entries = append(entries, e)
-	}
-	sort.Slice(entries, func(i, j int) bool {
-		if entries[i].ord != entries[j].ord {
-			return entries[i].ord < entries[j].ord
-		}
-		return entries[i].key < entries[j].key
+		return out, true, nil
 	})
-	b = append(b, '{')
-	for i, e := range entries {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		k, _ := json.Marshal(e.key)
-		b = append(b, k...)
-		b = append(b, ':')
-		var err error
-		if b, err = appendValue(b, join(path, e.key), e.val); err != nil {
-			return nil, err
-		}
-	}
-	return append(b, '}'), nil
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fanyi-go/translate/internal/jsonfile"
 )
 
 // newRule is one validation rule of New: the options that break it and New's message,
@@ -180,9 +182,9 @@ func limitRules() []newRule {
 			continue
 		}
 		l := limits[key]
-		bad := []float64{l.hi*1.5 + 1}
-		if l.lo > 0 && l.lo != 1 {
-			bad = append(bad, l.lo/2)
+		bad := []float64{l.Hi*1.5 + 1}
+		if l.Lo > 0 && l.Lo != 1 {
+			bad = append(bad, l.Lo/2)
 		}
 		for _, x := range bad {
 			rules = append(rules, limitRule(typ, field, l, x))
@@ -240,15 +242,15 @@ func limitRule(typ, field string, l limit, x float64) newRule {
 	r := newRule{opts: []Option{opt}, newMsg: prefix + field + " " + msg}
 	switch typ {
 	case "Window":
-		r.json, r.path = `"routing":{"peak_hours":[{"`+snake(field)+`":`+val+`}]}`, "routing.peak_hours[0]."+snake(field)+": "+msg
+		r.json, r.path = `"routing":{"peak_hours":[{"`+jsonfile.Snake(field)+`":`+val+`}]}`, "routing.peak_hours[0]."+jsonfile.Snake(field)+": "+msg
 	case "Profile":
-		r.prof, r.json, r.path = true, `"`+snake(field)+`":`+val, "engines[1].profile."+snake(field)+": "+msg
+		r.prof, r.json, r.path = true, `"`+jsonfile.Snake(field)+`":`+val, "engines[1].profile."+jsonfile.Snake(field)+": "+msg
 	case "Ramp":
-		r.prof, r.json, r.path = true, `"ramp":{"`+snake(field)+`":`+val+`}`, "engines[1].profile.ramp."+snake(field)+": "+msg
+		r.prof, r.json, r.path = true, `"ramp":{"`+jsonfile.Snake(field)+`":`+val+`}`, "engines[1].profile.ramp."+jsonfile.Snake(field)+": "+msg
 	default:
-		r.json, r.path = `"`+section+`":{"`+snake(field)+`":`+val+`}`, section+"."+snake(field)+": "+msg
+		r.json, r.path = `"`+section+`":{"`+jsonfile.Snake(field)+`":`+val+`}`, section+"."+jsonfile.Snake(field)+": "+msg
 		if typ == "BreakerPolicy" && field != "MinCalls" {
-			r.json = `"breaker":{"min_calls":1,"` + snake(field) + `":` + val + `}`
+			r.json = `"breaker":{"min_calls":1,"` + jsonfile.Snake(field) + `":` + val + `}`
 		}
 	}
 	return r

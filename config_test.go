@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fanyi-go/translate/internal/jsonfile"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
@@ -343,7 +344,7 @@ func TestValidationMatchesNew(t *testing.T) {
 			t.Errorf("ParseConfig(%s) succeeded", in)
 		}
 		var cfg Config
-		if err := decodeValue("", []byte(in), reflect.ValueOf(&cfg).Elem()); err != nil {
+		if err := fileFormat.Decode("", []byte(in), reflect.ValueOf(&cfg).Elem()); err != nil {
 			t.Fatal(err)
 		}
 		opts := []Option{WithEngine(&cfgEngine{name: "a"}, Profile{}), WithRetry(cfg.Retry),
@@ -500,7 +501,7 @@ func (g cfgRand) engine(i int) EngineConfig {
 		ec.Profile.Staged, ec.given = true, ec.given|1<<stagedField
 	}
 	if ec.Profile.Ramp == nil { // a file cannot give "ramp": null
-		ec.given &^= 1 << fieldIndex(profileType, "Ramp")
+		ec.given &^= 1 << jsonfile.FieldIndex(profileType, "Ramp")
 	}
 	return ec
 }
@@ -752,15 +753,6 @@ func TestWithConfigErrors(t *testing.T) {
 		var e *Error
 		if !errors.As(err, &e) || e.Kind != KindInvalidInput || e.Message != tc.want {
 			t.Errorf("%s: New = %v, want KindInvalidInput %q", tc.name, err, tc.want)
-		}
-	}
-}
-
-func TestSnake(t *testing.T) {
-	for in, want := range map[string]string{"FailureRatio": "failure_ratio", "TTL": "ttl", "HalfOpenCalls": "half_open_calls",
-		"PerScene": "per_scene", "Quality": "quality", "CostPerMillion": "cost_per_million", "HTTPTimeout": "http_timeout"} {
-		if got := snake(in); got != want {
-			t.Errorf("snake(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -508,49 +508,6 @@ func (j *job) settlePack(e *engine, out *EngineResult, bad []int) {
 	}
 }
 
-// prepare splits the untranslated parts longer than maxChars. Parts already translated are
-// kept.
-func (j *job) prepare(maxChars int) {
-	if maxChars <= 0 {
-		return
-	}
-	var parts, seps []string
-	changed := false
-	for i := j.next; i < len(j.split.Parts); i++ {
-		p := j.split.Parts[i]
-		s := segment.Segments{}
-		if runeCount(p) > maxChars {
-			s = segment.Split(p, maxChars)
-		}
-		if len(s.Parts) == 0 {
-			parts, seps = append(parts, p), append(seps, j.split.Seps[i])
-			continue
-		}
-		changed = true
-		j.addPrefix(s.Prefix, len(parts) > 0, seps)
-		parts = append(parts, s.Parts...)
-		seps = append(seps, s.Seps...)
-		seps[len(seps)-1] += j.split.Seps[i]
-	}
-	if changed {
-		j.split.Parts = append(j.split.Parts[:j.next:j.next], parts...)
-		j.split.Seps = append(j.split.Seps[:j.next:j.next], seps...)
-	}
-}
-
-// addPrefix keeps the white space before a re-split part: it joins the separator before it.
-func (j *job) addPrefix(prefix string, inNew bool, seps []string) {
-	switch {
-	case prefix == "":
-	case inNew:
-		seps[len(seps)-1] += prefix
-	case j.next > 0:
-		j.split.Seps[j.next-1] += prefix
-	default:
-		j.split.Prefix += prefix
-	}
-}
-
 func (j *job) done() bool { return j.split.Parts != nil && j.next >= len(j.split.Parts) }
 
 func (j *job) text() (string, error) {
@@ -578,7 +535,7 @@ func (j *job) batch(e *engine) []string {
 		perText, maxChars = j.forceMax, j.forceMax
 	}
 	if !j.pack && j.fid == nil {
-		j.prepare(perText)
+		j.split.SplitFrom(j.next, perText)
 	}
 	n := min(len(j.split.Parts)-j.next, e.prof.MaxTexts)
 	if maxChars > 0 && n > 1 {

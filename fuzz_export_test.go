@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+
+	"github.com/fanyi-go/translate/internal/jsonfile"
 )
 
 // NumericSetting is a numeric setting as a configuration file names it, with its range, for
@@ -22,7 +24,7 @@ func NumericSettingsForTest() []NumericSetting {
 	var out []NumericSetting
 	for key, l := range limits {
 		typ, field, _ := strings.Cut(key, ".")
-		s := NumericSetting{Path: sections[typ] + snake(field), Kind: 'i', Lo: l.lo, Hi: l.hi}
+		s := NumericSetting{Path: sections[typ] + jsonfile.Snake(field), Kind: 'i', Lo: l.Lo, Hi: l.Hi}
 		switch f := limitField(key); {
 		case f.Type == durationType:
 			s.Kind = 'd'

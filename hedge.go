@@ -2,12 +2,12 @@ package translate
 
 import (
 	"context"
-	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/fanyi-go/translate/internal/deadline"
+	"github.com/fanyi-go/translate/internal/quota"
 )
 
 // Hedged requests (RetryPolicy.HedgeAfter): when an engine call has not answered after
@@ -22,33 +22,8 @@ import (
 // maxHedgeTokens bounds the hedges a quiet period can save up for a burst of slow calls.
 const maxHedgeTokens = 10
 
-// hedgeTokens is the Client's hedging bucket, in thousandths of a token.
-type hedgeTokens struct{ milli atomic.Int64 }
-
-// earn adds share of a token, up to maxHedgeTokens.
-func (b *hedgeTokens) earn(share float64) {
-	add := int64(share * 1000)
-	for {
-		old := b.milli.Load()
-		n := min(old+add, maxHedgeTokens*1000)
-		if n == old || b.milli.CompareAndSwap(old, n) {
-			return
-		}
-	}
-}
-
-// spend takes one token and reports whether one was there.
-func (b *hedgeTokens) spend() bool {
-	for {
-		old := b.milli.Load()
-		if old < 1000 {
-			return false
-		}
-		if b.milli.CompareAndSwap(old, old-1000) {
-			return true
-		}
-	}
-}
+// hedgeTokens is the Client's hedging bucket (quota.Tokens).
+type hedgeTokens = quota.Tokens
 
 // hedgeShare is RetryPolicy.HedgeBudget with its default.
 func hedgeShare(rp *RetryPolicy) float64 {
@@ -82,7 +57,7 @@ func (w *walk) hedges() bool { return w.r.s.retry.HedgeAfter > 0 && w.r.sink == 
 // and returns the answer the walk goes on with: the first good one, or the last failure.
 func (w *walk) callHedged(e *engine, l *lease) (*engine, *EngineResult, error) {
 	rp := &w.r.s.retry
-	w.c.hedge.earn(hedgeShare(rp))
+	w.c.hedge.Earn(hedgeShare(rp), maxHedgeTokens)
 	ch := make(chan *racer, 2)
 	first := w.launch(e, l, w.stage, ch)
 	wait, stop := context.WithCancel(w.ctx)
@@ -130,17 +105,17 @@ func (w *walk) hedge(first *racer, ch chan *racer) *racer {
 	}
 	w.tried.add(first.e.idx)
 	e, s := w.hedgeCandidate()
-	if e == nil || !w.c.hedge.spend() {
+	if e == nil || !w.c.hedge.Spend() {
 		return nil
 	}
 	var l lease
 	if err := w.admit(e, &l); err != nil {
-		w.c.hedge.earn(1) // the token was not used
+		w.c.hedge.Earn(1, maxHedgeTokens) // the token was not used
 		return nil
 	}
 	if l.served != nil { // the Store had the answer: no call needed, but no hedge either
 		w.c.undo(e, &l)
-		w.c.hedge.earn(1)
+		w.c.hedge.Earn(1, maxHedgeTokens)
 		return nil
 	}
 	w.switches++

@@ -282,36 +282,11 @@ func (c *Client) memorize(r *request, res *Result, err error) {
 	}
 }
 
-// memorySplit cuts a document into the memory's segments: each line, cut further into parts
-// of at most limit code points (segment.Split). Prefix + Parts[0] + Seps[0] + ... is text.
-func memorySplit(text string, limit int) segment.Segments {
-	var doc segment.Segments
-	space := func(ws string) {
-		if n := len(doc.Seps); n > 0 {
-			doc.Seps[n-1] += ws
-		} else {
-			doc.Prefix += ws
-		}
-	}
-	for rest := text; rest != ""; {
-		line, tail, found := strings.Cut(rest, "\n")
-		s := segment.Split(line, limit)
-		space(s.Prefix)
-		doc.Parts = append(doc.Parts, s.Parts...)
-		doc.Seps = append(doc.Seps, s.Seps...)
-		if found {
-			space("\n")
-		}
-		rest = tail
-	}
-	return doc
-}
-
 // docSplit cuts a TranslateStream document: by lines when the memory is on, so that its
-// segments are the memory's, else as splitDocument does.
+// segments are the memory's (segment.Lines), else as splitDocument does.
 func (c *Client) docSplit(text string, limit int) segment.Segments {
 	if c.mem != nil {
-		return memorySplit(text, limit)
+		return segment.Lines(text, limit)
 	}
 	return splitDocument(text, limit)
 }
@@ -338,7 +313,7 @@ func (c *Client) translateDocument(ctx context.Context, req *Request) (*Result, 
 		// or an ICU message can span them), so the text goes whole.
 		return nil, nil, false
 	}
-	doc := memorySplit(req.Text, streamLimit(head.s))
+	doc := segment.Lines(req.Text, streamLimit(head.s))
 	if len(doc.Parts) < 2 || len(doc.Parts) > maxDocumentSegments {
 		return nil, nil, false
 	}

@@ -5,11 +5,9 @@ import (
 	"log/slog"
 	"maps"
 	"math"
-	"reflect"
-	"strconv"
-	"strings"
 	"time"
 
+	"github.com/fanyi-go/translate/internal/ranges"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -261,11 +259,11 @@ func WithClock(c Clock) Option { return func(o *options) { o.clock = c } }
 // default 8.
 func WithBatchConcurrency(n int) Option { return func(o *options) { o.batchConcurrency = n } }
 
-// limit is the documented range of a numeric setting: lo..hi, and 0 too when zero means
-// the setting's default. Durations are in nanoseconds.
-type limit struct {
-	lo, hi float64
-	zero   bool
+// limit is the documented range of a numeric setting (mechanism in internal/ranges).
+type limit ranges.Limit
+
+func (l limit) String(dur bool) string {
+	return ranges.Limit(l).String(dur)
 }
 
 const (
@@ -334,58 +332,7 @@ var limits = map[string]limit{
 const maxCacheEntries = 1e8
 
 // outOfRange returns the first numeric field of the struct v outside its limit, and why.
-func outOfRange(v any) (field, msg string) {
-	rv := reflect.ValueOf(v)
-	t := rv.Type()
-	for i := range t.NumField() {
-		l, ok := limits[t.Name()+"."+t.Field(i).Name]
-		if !ok {
-			continue
-		}
-		var x float64
-		switch f := rv.Field(i); f.Kind() {
-		case reflect.Float64:
-			x = f.Float()
-		default:
-			x = float64(f.Int())
-		}
-		switch {
-		case x == 0 && l.zero, x >= l.lo && x <= l.hi:
-			continue
-		case x < 0 && l.lo >= 0:
-			return t.Field(i).Name, "must not be negative"
-		}
-		return t.Field(i).Name, "must be within " + l.String(t.Field(i).Type == durationType)
-	}
-	return "", ""
-}
-
-// String writes the range as its doc comments do: "1..10000", "0..1e6", "100ms..1h".
-func (l limit) String(dur bool) string {
-	if !dur {
-		f := func(x float64) string {
-			if x >= 1e6 {
-				m, e, _ := strings.Cut(strconv.FormatFloat(x, 'e', -1, 64), "e+")
-				return m + "e" + strings.TrimLeft(e, "0")
-			}
-			return strconv.FormatFloat(x, 'f', -1, 64)
-		}
-		return f(l.lo) + ".." + f(l.hi)
-	}
-	return shortDuration(time.Duration(l.lo)) + ".." + shortDuration(time.Duration(l.hi))
-}
-
-// shortDuration writes d without its zero minutes and seconds: "1h", "5m", "8760h".
-func shortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = s[:len(s)-2]
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = s[:len(s)-2]
-	}
-	return s
-}
+func outOfRange(v any) (field, msg string) { return ranges.Check(v, limits) }
 
 // checkLimits is New's range check of the struct v: its error names prefix and the field.
 func checkLimits(prefix string, v any) error {

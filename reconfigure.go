@@ -67,7 +67,7 @@ func (c *Client) Reconfigure(cfg *Config) error {
 			e.view.Store(&v)
 		}
 	}
-	c.budget.set(o.budget)
+	c.budget.Set(budgetLimits(o.budget))
 	c.cfg.Store(s)
 	c.mu.Unlock()
 	c.gate.Open()

@@ -210,7 +210,7 @@ type request struct {
 	s        *setup        // the configuration the request is served under
 	avoid    string        // TranslateBatch: the engine a packed text came back bad from
 	sink     *streamSink   // TranslateStream: where a streaming engine's partial text goes; nil otherwise
-	tenant   *tenantBudget // Tenant's own budget; nil when it has none
+	tenant   *quota.Tenant // Tenant's own budget; nil when it has none
 	digest   storeDigest   // with a Store: the content's digest, computed once (storecall.go)
 	fid      *content      // content.go: the request's fidelity pipeline; nil on the plain path
 }

@@ -3,6 +3,7 @@ package translate
 import (
 	"context"
 	"fmt"
+	cb "github.com/fanyi-go/translate/internal/breaker"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -89,10 +90,9 @@ func shuffleState(c *Client, rng *rand.Rand, now int64) {
 		}
 		e.brOut.Store(0)
 		for _, b := range e.br.bs {
-			b.state.Store(uint32(BreakerClosed))
+			b.SetForTest(cb.Closed, 0)
 			if k := rng.IntN(8); k < 2 {
-				b.state.Store(uint32([]BreakerState{BreakerOpen, BreakerHalfOpen}[k]))
-				b.openUntil.Store(now + int64(rng.IntN(3)-1)*int64(time.Second))
+				b.SetForTest([]cb.State{cb.Open, cb.HalfOpen}[k], now+int64(rng.IntN(3)-1)*int64(time.Second))
 				e.brOut.Add(1) // as breaker.sync counts a move away from closed
 			}
 		}
@@ -116,7 +116,7 @@ func shuffleState(c *Client, rng *rand.Rand, now int64) {
 		c.rebuildView(e, &nv)
 		e.view.Store(&nv)
 	}
-	if day := c.budget.all.Day; !day.Unlimited() {
+	if day := c.budget.All.Day; !day.Unlimited() {
 		day.Charge(day.Reserved(now), 0, now)
 		day.Reserve([]float64{0, 50, 85, 99.5, 100}[rng.IntN(5)], now)
 	}

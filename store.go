@@ -319,7 +319,7 @@ func (c *Client) shareDown(e *engine) {
 	if e.br.one == nil || c.holdStore() == nil {
 		return
 	}
-	c.storeHold(e, KindUnavailable, e.br.one.openUntil.Load())
+	c.storeHold(e, KindUnavailable, e.br.one.OpenUntil())
 }
 
 // mayProbe reports whether this Client may probe e now: always, unless e is held for every

@@ -6,10 +6,10 @@ import (
 	"encoding/hex"
 	"math"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/fanyi-go/translate/internal/lang"
+	"github.com/fanyi-go/translate/internal/lazyctx"
 )
 
 // storeWait bounds how long a request waits on its Store for one step (Admit, Settle, Hold,
@@ -43,12 +43,13 @@ func (c *Client) storeAdmit(w *walk, e *engine, l *lease) error {
 	if w.j.next == 0 && len(w.j.split.Parts) == 1 {
 		a.CacheKey = c.storeKey(r)
 	}
-	ctx := newStoreCtx(w.ctx, w.deadline)
-	if d := time.Now().Add(storeWait); d.Before(w.deadline) {
-		ctx.deadline = d
+	end := w.deadline
+	if d := time.Now().Add(storeWait); d.Before(end) {
+		end = d
 	}
+	ctx := lazyctx.New(w.ctx, end)
 	got, err := c.store.Admit(ctx, a)
-	ctx.release()
+	ctx.Release()
 	if err != nil {
 		c.obs.warn("store unreachable: call refused", e.name)
 		return &Error{Kind: KindUnavailable, Engine: e.name, Message: "skipped: shared state unreachable"}
@@ -116,11 +117,11 @@ func (c *Client) storeSettle(w *walk, e *engine, l *lease, out *EngineResult, er
 		s.Credits, s.Chars = cost, chars
 	}
 	s.Answer, s.CacheKey = c.storedAnswer(w, e, out, err)
-	ctx := newStoreCtx(nil, real.Add(storeWait))
+	ctx := lazyctx.New(nil, real.Add(storeWait))
 	if err := c.store.Settle(ctx, s); err != nil {
 		c.obs.warn("store unreachable: settlement left to the lease's expiry", e.name)
 	}
-	ctx.release()
+	ctx.Release()
 	l.store = ""
 }
 
@@ -252,112 +253,4 @@ func (c *Client) sharedFraction() float64 {
 		return 0
 	}
 	return math.Float64frombits(c.sharedSpent.Load()) / d
-}
-
-// storeCtx bounds one Store call by a deadline without arming a timer: a Store that serves
-// the call in process (redisstore's leased blocks) reads at most Deadline, and the call
-// costs no timer; a Store that waits on Done gets a channel closed at the deadline. It
-// carries parent's values but not its cancellation (a settlement outlives the request), and
-// release, once the call returned, ends it as a cancel function would.
-type storeCtx struct {
-	parent   context.Context // nil: no values
-	deadline time.Time
-	mu       sync.Mutex
-	done     chan struct{} // made by the first Done
-	timer    *time.Timer
-	err      error
-	after    map[*func()]struct{} // AfterFunc's functions not run yet
-}
-
-func newStoreCtx(parent context.Context, deadline time.Time) *storeCtx {
-	return &storeCtx{parent: parent, deadline: deadline}
-}
-
-func (c *storeCtx) Deadline() (time.Time, bool) { return c.deadline, true }
-
-func (c *storeCtx) Value(key any) any {
-	if c.parent == nil {
-		return nil
-	}
-	return c.parent.Value(key)
-}
-
-func (c *storeCtx) Done() <-chan struct{} {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.done == nil {
-		c.done = make(chan struct{})
-		if c.err != nil { // released before anyone asked
-			close(c.done)
-		} else if d := time.Until(c.deadline); d <= 0 {
-			c.end(context.DeadlineExceeded)
-		} else {
-			c.timer = time.AfterFunc(d, func() {
-				c.mu.Lock()
-				defer c.mu.Unlock()
-				c.end(context.DeadlineExceeded)
-			})
-		}
-	}
-	return c.done
-}
-
-func (c *storeCtx) Err() error {
-	c.Done()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.err
-}
-
-// end closes done with err, once, and starts AfterFunc's functions. c.mu is held and done
-// is made.
-func (c *storeCtx) end(err error) {
-	if c.err == nil {
-		c.err = err
-		close(c.done)
-		for f := range c.after {
-			go (*f)()
-		}
-		c.after = nil
-	}
-}
-
-// AfterFunc runs f in its own goroutine once c is done, as context.AfterFunc does; stop
-// keeps it from running. A context derived from c (context.WithTimeout in a Store) uses it
-// instead of a goroutine of its own that waits on Done.
-func (c *storeCtx) AfterFunc(f func()) (stop func() bool) {
-	c.Done()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.err != nil {
-		go f()
-		return func() bool { return false }
-	}
-	if c.after == nil {
-		c.after = map[*func()]struct{}{}
-	}
-	c.after[&f] = struct{}{}
-	return func() bool {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		_, waiting := c.after[&f]
-		delete(c.after, &f)
-		return waiting
-	}
-}
-
-// release ends the call's context: Canceled unless the deadline passed first.
-func (c *storeCtx) release() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.timer != nil {
-		c.timer.Stop()
-	}
-	switch {
-	case c.err != nil:
-	case c.done == nil:
-		c.err = context.Canceled // a later Done returns a closed channel
-	default:
-		c.end(context.Canceled)
-	}
 }

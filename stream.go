@@ -4,9 +4,8 @@ import (
 	"context"
 	"iter"
 	"strconv"
-	"sync"
-	"sync/atomic"
 
+	"github.com/fanyi-go/translate/internal/ordered"
 	"github.com/fanyi-go/translate/internal/segment"
 )
 
@@ -84,8 +83,8 @@ func (c *Client) TranslateStream(ctx context.Context, req Request) iter.Seq2[Chu
 			return
 		}
 		s := newStream(ctx, c, req)
-		defer s.stop()
-		s.run(yield)
+		defer s.run.Stop()
+		s.yield(yield)
 	}
 }
 
@@ -109,140 +108,46 @@ func streamLimit(s *setup) int {
 	return limit
 }
 
-// stream is one range over TranslateStream: its segments, the workers translating them and
-// what the caller has been shown. The loop (run) is the caller's goroutine; each worker
-// translates one segment and reports on done.
+// stream is one range over TranslateStream: its segments and the ordered run of their
+// translations (internal/ordered: the workers, the window ahead of the head, the order).
 type stream struct {
-	c      *Client
-	ctx    context.Context
-	cancel context.CancelFunc
-	req    Request
-	doc    segment.Segments
-	sinks  []streamSink
-	out    []segmentDone // by segment; ok when done
-	done   chan segmentDone
-	poke   chan struct{} // the head's partial text changed
-	head   atomic.Int64  // the first segment not yet yielded
-	wg     sync.WaitGroup
-
-	conc, started, running int
-	failed                 int // the first segment known to have failed; len(Parts) if none
-}
-
-// segmentDone is a finished segment.
-type segmentDone struct {
-	i   int
-	res *Result
-	err error
-	ok  bool
+	c   *Client
+	req Request
+	doc segment.Segments
+	run *ordered.Stream[*Result]
 }
 
 func newStream(ctx context.Context, c *Client, req Request) *stream {
-	s := &stream{c: c, req: req, doc: c.docSplit(req.Text, streamLimit(c.cfg.Load())), conc: c.batchConc,
-		poke: make(chan struct{}, 1)}
-	s.ctx, s.cancel = context.WithCancel(ctx)
-	n := len(s.doc.Parts)
-	s.conc = max(1, min(s.conc, n))
-	s.done = make(chan segmentDone, s.conc) // a worker never waits to report
-	s.sinks = make([]streamSink, n)
-	s.out = make([]segmentDone, n)
-	s.failed = n
-	for i := range s.sinks {
-		s.sinks[i].wake = func() {
-			if s.head.Load() == int64(i) {
-				select {
-				case s.poke <- struct{}{}:
-				default:
-				}
-			}
-		}
-	}
+	s := &stream{c: c, req: req, doc: c.docSplit(req.Text, streamLimit(c.cfg.Load()))}
+	s.run = ordered.New(ctx, len(s.doc.Parts), c.batchConc, streamAhead, s.translate)
 	return s
 }
 
-// stop cancels the workers still running and waits for them.
-func (s *stream) stop() {
-	s.cancel()
-	s.wg.Wait()
+// yield runs the stream, yielding the chunks in order until the last segment, an error, or
+// the caller stops.
+func (s *stream) yield(yield func(Chunk, error) bool) {
+	s.run.Run(func(i int, res *Result) bool { return yield(s.final(i, res), nil) },
+		func(i int, text, engine string) bool {
+			return yield(Chunk{Segment: i, Text: s.lead(i) + text, Partial: true, Engine: engine}, nil)
+		},
+		func(i int, err error) { yield(Chunk{Segment: i}, err) })
 }
 
-// run yields the chunks in order until the last segment, an error, or the caller stops.
-func (s *stream) run(yield func(Chunk, error) bool) {
-	var shown uint64 // change count of the head's partial text last yielded
-	for head := 0; head < len(s.doc.Parts); {
-		if d := s.out[head]; d.ok {
-			if d.err != nil {
-				yield(Chunk{Segment: head}, d.err)
-				return
-			}
-			if !yield(s.final(d), nil) {
-				return
-			}
-			head++
-			s.head.Store(int64(head))
-			shown = 0
-			continue
-		}
-		if text, engine, seq := s.sinks[head].latest(); seq != shown {
-			shown = seq
-			if !yield(Chunk{Segment: head, Text: s.lead(head) + text, Partial: true, Engine: engine}, nil) {
-				return
-			}
-			continue
-		}
-		// Segments start only when the stream is about to wait: a finished head is yielded
-		// first, so a caller that stops at it starts no further call.
-		s.fill(head)
-		select {
-		case d := <-s.done:
-			s.out[d.i] = d
-			s.running--
-			if d.err != nil {
-				s.failed = min(s.failed, d.i)
-			}
-		case <-s.poke:
-		case <-s.ctx.Done():
-			yield(Chunk{Segment: head}, s.ctx.Err())
-			return
-		}
-	}
-}
-
-// fill starts segments while canStart allows.
-func (s *stream) fill(head int) {
-	for s.canStart(head) {
-		i := s.started
-		s.started++
-		s.running++
-		s.wg.Add(1)
-		go s.translate(i)
-	}
-}
-
-// canStart reports whether the next segment may start: fewer than conc run, it is within
-// streamAhead × conc segments of head, and before any segment known to have failed (the
-// stream ends there).
-func (s *stream) canStart(head int) bool {
-	return s.running < s.conc && s.started < s.failed && s.started < head+streamAhead*s.conc
-}
-
-// translate translates segment i and reports it on done.
-func (s *stream) translate(i int) {
-	defer s.wg.Done()
+// translate translates segment i.
+func (s *stream) translate(ctx context.Context, i int, sink *streamSink) (*Result, error) {
 	req := s.req
 	req.Text = s.doc.Parts[i]
 	if req.RequestID != "" {
 		req.RequestID += "#" + strconv.Itoa(i)
 	}
-	res, err := s.c.do(s.ctx, &req, &s.sinks[i])
-	s.done <- segmentDone{i: i, res: res, err: err, ok: true}
+	return s.c.do(ctx, &req, sink)
 }
 
 // final is the chunk of a translated segment: its text with the source's white space
 // around it.
-func (s *stream) final(d segmentDone) Chunk {
-	return Chunk{Segment: d.i, Text: s.lead(d.i) + d.res.Text + s.doc.Seps[d.i], Engine: d.res.Engine,
-		FromMemory: d.res.FromMemory}
+func (s *stream) final(i int, res *Result) Chunk {
+	return Chunk{Segment: i, Text: s.lead(i) + res.Text + s.doc.Seps[i], Engine: res.Engine,
+		FromMemory: res.FromMemory}
 }
 
 // lead is the white space before segment i that belongs to its chunks: the text's leading

@@ -4,63 +4,15 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
+
+	"github.com/fanyi-go/translate/internal/deadline"
+	"github.com/fanyi-go/translate/internal/ordered"
 )
 
 // streamSink receives the partial text of one TranslateStream segment while an engine
-// streams it. Each engine call on the segment begins a new generation: text from an older
-// call (one that failed over, or was abandoned past its deadline) is dropped, so the
-// partial text is always the latest call's translation so far. Safe for concurrent use.
-type streamSink struct {
-	wake func() // called, without the lock, after the partial text changed; must not block
-
-	mu     sync.Mutex
-	gen    uint64 // the current call's generation
-	text   string // the current call's translation so far, once it left the source behind
-	engine string // the engine of text
-	seq    uint64 // counts changes of text; 0 means no partial text yet
-}
-
-// begin starts a call on engine and returns its generation.
-func (s *streamSink) begin() uint64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.gen++
-	return s.gen
-}
-
-// end drops whatever the call of generation gen still sends.
-func (s *streamSink) end(gen uint64) {
-	s.mu.Lock()
-	if s.gen == gen {
-		s.gen++
-	}
-	s.mu.Unlock()
-}
-
-// update sets the partial text of the call of generation gen.
-func (s *streamSink) update(gen uint64, engine, text string) {
-	s.mu.Lock()
-	if gen != s.gen {
-		s.mu.Unlock()
-		return
-	}
-	s.text, s.engine = text, engine
-	s.seq++
-	s.mu.Unlock()
-	if s.wake != nil {
-		s.wake()
-	}
-}
-
-// latest returns the partial text, its engine and its change count.
-func (s *streamSink) latest() (text, engine string, seq uint64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.text, s.engine, s.seq
-}
+// streams it (internal/ordered).
+type streamSink = ordered.Sink
 
 // invokeStream calls e for a TranslateStream segment: over e's TranslateStream when e is a
 // StreamEngine and the call has one text, sending the translation so far to sink; with
@@ -73,54 +25,23 @@ func (c *Client) invokeStream(ctx context.Context, e *engine, req *EngineRequest
 	own.Texts = append([]string(nil), req.Texts...)
 	call := func() (*EngineResult, error) { return protect(ctx, e, &own) }
 	if se, ok := e.eng.(StreamEngine); ok && len(own.Texts) == 1 {
-		gen := sink.begin()
-		defer sink.end(gen)
+		gen := sink.Begin()
+		defer sink.End(gen)
 		call = func() (*EngineResult, error) { return consumeStream(ctx, e, se, &own, sink, gen) }
 	}
 	return c.runApart(ctx, e, call)
 }
 
-// Call states of runApart.
-const (
-	callRunning int32 = iota
-	callReturned
-	callAbandoned
-)
-
 // runApart runs call in a goroutine of its own and returns its answer, or ctx's error when
-// ctx ends first. After ctx ends it still waits up to overrunGrace for the call, so that an
-// engine that honours ctx leaves no goroutine behind; past that the call is abandoned.
+// ctx ends first (deadline.Apart). After ctx ends it still waits up to overrunGrace for the
+// call, so that an engine that honours ctx leaves no goroutine behind; past that the call is
+// abandoned, counted among e's abandoned calls, and e's calls run apart from then on.
 func (c *Client) runApart(ctx context.Context, e *engine, call func() (*EngineResult, error)) (*EngineResult, error) {
-	ch := make(chan answer, 1)
-	var state atomic.Int32
-	go func() {
-		out, err := call()
-		ch <- answer{out, err}
-		if !state.CompareAndSwap(callRunning, callReturned) {
-			e.abandoned.Add(-1)
-		}
-	}()
-	select {
-	case a := <-ch:
-		return a.out, a.err
-	case <-ctx.Done():
-	}
-	t := time.NewTimer(overrunGrace)
-	defer t.Stop()
-	select {
-	case <-ch:
-		return nil, ctx.Err()
-	case <-t.C:
-	}
-	e.abandoned.Add(1)
-	if !state.CompareAndSwap(callRunning, callAbandoned) {
-		e.abandoned.Add(-1) // it returned just now
-		return nil, ctx.Err()
-	}
-	if e.set(flagIsolate) {
+	out, left, err := deadline.Apart(ctx, overrunGrace, &e.abandoned, call)
+	if left && e.set(flagIsolate) {
 		c.obs.warn("engine ignores its context: its calls now run apart", e.name)
 	}
-	return nil, ctx.Err()
+	return out, err
 }
 
 // maxStreamBytes bounds the translation a stream may send for a source of n bytes: far
@@ -167,7 +88,7 @@ func consumeStream(ctx context.Context, e *engine, se StreamEngine, req *EngineR
 			diverged = t != "" && !strings.HasPrefix(src, t)
 		}
 		if diverged {
-			sink.update(gen, e.name, b.String())
+			sink.Update(gen, e.name, b.String())
 		}
 	}
 	if err := ctx.Err(); err != nil {

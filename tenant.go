@@ -2,11 +2,9 @@ package translate
 
 import (
 	"context"
-	"math"
 	"strconv"
-	"sync"
-	"sync/atomic"
 
+	"github.com/fanyi-go/translate/internal/jsonfile"
 	"github.com/fanyi-go/translate/internal/quota"
 )
 
@@ -56,7 +54,7 @@ const tenantRule = "must be 1..64 ASCII letters, digits and - _ . : @ /"
 // the JSON path (for ParseConfig) and why. All empty when b is valid.
 func budgetProblem(b Budget) (goPath, jsonPath, msg string) {
 	if field, msg := outOfRange(b); field != "" {
-		return "Budget." + field, "budget." + snake(field), msg
+		return "Budget." + field, "budget." + jsonfile.Snake(field), msg
 	}
 	if len(b.Tenants) > maxTenants {
 		return "Budget.Tenants", "budget.tenants", "must hold at most " + strconv.Itoa(maxTenants) + " tenants"
@@ -69,7 +67,7 @@ func budgetProblem(b Budget) (goPath, jsonPath, msg string) {
 		case name == "" || !validTenant(name):
 			return g, j, "tenant name " + tenantRule
 		case field != "":
-			return g + "." + field, j + "." + snake(field), msg
+			return g + "." + field, j + "." + jsonfile.Snake(field), msg
 		case tb.EconomyAt != 0:
 			return g + ".EconomyAt", j + ".economy_at", "must be 0: the Client's EconomyAt applies to every tenant"
 		case len(tb.Tenants) > 0:
@@ -91,94 +89,16 @@ func (b Budget) validate(st Store) error {
 	return nil
 }
 
-// budgets are a Client's budgets in process: its own daily and monthly budgets, and each
-// configured tenant's.
-type budgets struct {
-	all        quota.Pair
-	monthSpent atomic.Uint64 // the Client's month as the Store last reported it, float64 bits
-	mu         sync.Mutex    // serialises set
-	tenants    atomic.Pointer[map[string]*tenantBudget]
-}
-
-// tenantBudget is one configured tenant's budget, and its figures as the Store last
-// reported them.
-type tenantBudget struct {
-	name           string
-	b              quota.Pair
-	shDay, shMonth atomic.Uint64 // float64 bits
-}
-
-func newBudgets(b Budget) *budgets {
-	bs := &budgets{all: quota.NewPair(b.Daily, b.Monthly)}
-	bs.set(b)
-	return bs
-}
-
-// set applies a new budget: limits change from now on, and tenants that stay keep what
-// they spent. A removed tenant's calls in flight settle on its old figures.
-func (bs *budgets) set(b Budget) {
-	bs.mu.Lock()
-	defer bs.mu.Unlock()
-	bs.all.Set(b.Daily, b.Monthly)
-	var old map[string]*tenantBudget
-	p := bs.tenants.Load()
-	if p != nil {
-		old = *p
-	}
-	if p != nil && len(old) == 0 && len(b.Tenants) == 0 {
-		return // no tenants before or after: keep the empty table rather than build another
-	}
-	m := make(map[string]*tenantBudget, len(b.Tenants))
-	for name, tb := range b.Tenants {
-		t := old[name]
-		if t == nil {
-			t = &tenantBudget{name: name, b: quota.NewPair(tb.Daily, tb.Monthly)}
+// budgetLimits are the limits of b and of its tenants, for quota.Tenants.
+func budgetLimits(b Budget) (quota.Limits, map[string]quota.Limits) {
+	var m map[string]quota.Limits
+	if len(b.Tenants) > 0 {
+		m = make(map[string]quota.Limits, len(b.Tenants))
+		for name, tb := range b.Tenants {
+			m[name] = quota.Limits{Daily: tb.Daily, Monthly: tb.Monthly}
 		}
-		t.b.Set(tb.Daily, tb.Monthly)
-		m[name] = t
 	}
-	bs.tenants.Store(&m)
-}
-
-// Daily is the Client's daily limit, 0 when unlimited.
-func (bs *budgets) Daily() float64 { return bs.all.Day.Daily() }
-
-// tenant returns the budget of the tenant name, nil when it has none of its own.
-func (bs *budgets) tenant(name string) *tenantBudget {
-	if name == "" {
-		return nil
-	}
-	return (*bs.tenants.Load())[name]
-}
-
-// reserve takes cost from t's budget (nil: none) and the Client's, all or nothing.
-func (bs *budgets) reserve(t *tenantBudget, cost float64, now int64) bool {
-	if t != nil && !t.b.Reserve(cost, now) {
-		return false
-	}
-	if !bs.all.Reserve(cost, now) {
-		if t != nil {
-			t.b.Refund(cost, now)
-		}
-		return false
-	}
-	return true
-}
-
-// refund gives back a reservation of cost made at now.
-func (bs *budgets) refund(t *tenantBudget, cost float64, now int64) {
-	bs.all.Refund(cost, now)
-	if t != nil {
-		t.b.Refund(cost, now)
-	}
-}
-
-// charge settles a reservation made at now at what the call cost.
-func (bs *budgets) charge(t *tenantBudget, reserved, actual float64, now int64) {
-	bs.all.Charge(reserved, actual, now)
-	if t != nil {
-		t.b.Charge(reserved, actual, now)
-	}
+	return quota.Limits{Daily: b.Daily, Monthly: b.Monthly}, m
 }
 
 // budgetFraction returns the largest fraction spent (and reserved) of the budgets r
@@ -186,48 +106,34 @@ func (bs *budgets) charge(t *tenantBudget, reserved, actual float64, now int64) 
 // each the larger of this Client's own figure and the Store's last report.
 func (c *Client) budgetFraction(r *request, now int64) float64 {
 	bs, t := c.budget, r.tenant
-	if bs.all.Unlimited() && (t == nil || t.b.Unlimited()) {
+	if bs.All.Unlimited() && (t == nil || t.Pair.Unlimited()) {
 		return -1
 	}
-	f := max(bs.all.Fraction(now), c.sharedFraction(), sharedOf(&bs.monthSpent, bs.all.Month.Daily()))
+	f := max(bs.All.Fraction(now), c.sharedFraction(), quota.SharedOf(&bs.MonthSpent, bs.All.Month.Daily()))
 	if t != nil {
-		f = max(f, t.b.Fraction(now), sharedOf(&t.shDay, t.b.Day.Daily()), sharedOf(&t.shMonth, t.b.Month.Daily()))
+		f = max(f, t.Pair.Fraction(now), quota.SharedOf(&t.SharedDay, t.Pair.Day.Daily()), quota.SharedOf(&t.SharedMonth, t.Pair.Month.Daily()))
 	}
 	return f
-}
-
-// sharedOf is a figure the Store reported, as a fraction of limit; 0 for no limit.
-func sharedOf(v *atomic.Uint64, limit float64) float64 {
-	if limit <= 0 {
-		return 0
-	}
-	return math.Float64frombits(v.Load()) / limit
-}
-
-func learn(v *atomic.Uint64, spent float64) {
-	if spent >= 0 && !math.IsNaN(spent) && !math.IsInf(spent, 0) {
-		v.Store(math.Float64bits(spent))
-	}
 }
 
 // fillBudgets puts the budgets r spends in a: the Client's, and its tenant's when it has
 // one of its own.
 func (c *Client) fillBudgets(a *Admission, r *request) {
-	a.Daily, a.Monthly = c.budget.all.Day.Daily(), c.budget.all.Month.Daily()
+	a.Daily, a.Monthly = c.budget.All.Day.Daily(), c.budget.All.Month.Daily()
 	if t := r.tenant; t != nil {
-		a.Tenant, a.TenantDaily, a.TenantMonthly = t.name, t.b.Day.Daily(), t.b.Month.Daily()
+		a.Tenant, a.TenantDaily, a.TenantMonthly = t.Name, t.Pair.Day.Daily(), t.Pair.Month.Daily()
 	}
 }
 
 // learnShared keeps the figures a Store's admission reported, for economy mode.
 func (c *Client) learnShared(r *request, got *Admitted) {
 	c.learnSpent(got.Spent)
-	if c.budget.all.Month.Daily() > 0 {
-		learn(&c.budget.monthSpent, got.MonthSpent)
+	if c.budget.All.Month.Daily() > 0 {
+		quota.Learn(&c.budget.MonthSpent, got.MonthSpent)
 	}
 	if t := r.tenant; t != nil {
-		learn(&t.shDay, got.TenantSpent)
-		learn(&t.shMonth, got.TenantMonthSpent)
+		quota.Learn(&t.SharedDay, got.TenantSpent)
+		quota.Learn(&t.SharedMonth, got.TenantMonthSpent)
 	}
 }
 
@@ -237,16 +143,16 @@ func (c *Client) learnShared(r *request, got *Admitted) {
 // has no budget of its own (see Budget.Tenants): its requests spend the Client's budget,
 // which the status then reports, as Client.Budget does.
 func (c *Client) TenantBudget(tenant string) (st BudgetStatus, ok bool) {
-	t := c.budget.tenant(tenant)
+	t := c.budget.Tenant(tenant)
 	return c.budgetStatus(t), t != nil
 }
 
 // budgetStatus reports t's budget, or the Client's for nil.
-func (c *Client) budgetStatus(t *tenantBudget) BudgetStatus {
+func (c *Client) budgetStatus(t *quota.Tenant) BudgetStatus {
 	now := c.now()
-	p, name := c.budget.all, ""
+	p, name := c.budget.All, ""
 	if t != nil {
-		p, name = t.b, t.name
+		p, name = t.Pair, t.Name
 	}
 	st := BudgetStatus{Tenant: name, Daily: p.Day.Daily(), Spent: p.Day.Spent(now), Reserved: p.Day.Reserved(now)}
 	if m := p.Month.Daily(); m > 0 {
@@ -261,7 +167,7 @@ func (c *Client) budgetStatus(t *tenantBudget) BudgetStatus {
 }
 
 // sharedStatus replaces st's figures with the Store's, when it answers.
-func (c *Client) sharedStatus(st *BudgetStatus, t *tenantBudget) {
+func (c *Client) sharedStatus(st *BudgetStatus, t *quota.Tenant) {
 	ctx, cancel := context.WithTimeout(context.Background(), storeWait)
 	defer cancel()
 	var shared BudgetStatus
@@ -279,12 +185,12 @@ func (c *Client) sharedStatus(st *BudgetStatus, t *tenantBudget) {
 	if st.Monthly > 0 {
 		st.MonthSpent, st.MonthReserved = shared.MonthSpent, shared.MonthReserved
 	}
-	day, month := &c.sharedSpent, &c.budget.monthSpent
+	day, month := &c.sharedSpent, &c.budget.MonthSpent
 	if t != nil {
-		day, month = &t.shDay, &t.shMonth
+		day, month = &t.SharedDay, &t.SharedMonth
 	}
-	learn(day, st.Spent+st.Reserved)
+	quota.Learn(day, st.Spent+st.Reserved)
 	if st.Monthly > 0 {
-		learn(month, st.MonthSpent+st.MonthReserved)
+		quota.Learn(month, st.MonthSpent+st.MonthReserved)
 	}
 }

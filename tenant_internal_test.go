@@ -113,7 +113,7 @@ func TestTenantStateIsTheConfiguredSet(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := len(*c.budget.tenants.Load()); got != 1 {
+	if got := c.budget.Len(); got != 1 {
 		t.Errorf("the Client keeps %d tenants' budgets, want 1 (the configured acme)", got)
 	}
 	if _, ok := c.TenantBudget("late"); ok {

@@ -19,6 +19,7 @@ import (
 	"github.com/fanyi-go/translate/internal/deadline"
 	"github.com/fanyi-go/translate/internal/gate"
 	"github.com/fanyi-go/translate/internal/lang"
+	"github.com/fanyi-go/translate/internal/quota"
 	"github.com/fanyi-go/translate/internal/segment"
 )
 
@@ -115,7 +116,7 @@ type Client struct {
 	coarse    *clock.Coarse // the system clock, coarse; nil with an injected Clock
 	hashSeed  maphash.Seed
 	langs     *lang.Cache
-	budget    *budgets
+	budget    *quota.Tenants
 	cache     *cache // nil: off
 	flights   flights
 	seen      seen
@@ -151,7 +152,7 @@ func New(opts ...Option) (*Client, error) {
 	}
 	c := &Client{
 		clock: o.clock, seed: o.seed, seeded: o.seeded, reload: reload,
-		hashSeed: maphash.MakeSeed(), langs: lang.NewCache(), budget: newBudgets(o.budget),
+		hashSeed: maphash.MakeSeed(), langs: lang.NewCache(), budget: quota.NewTenants(budgetLimits(o.budget)),
 		batchConc: o.batchConcurrency, store: o.store, stop: make(chan struct{}), seen: newSeen(),
 	}
 	c.runner = deadline.NewRunner(c.stop)
@@ -641,7 +642,7 @@ func (c *Client) finish(r *request, now int64) error {
 		r.userHash = maphash.String(c.hashSeed, r.UserID)
 	}
 	r.regions = regionsHash(c.hashSeed, r.Regions)
-	r.tenant = c.budget.tenant(r.Tenant)
+	r.tenant = c.budget.Tenant(r.Tenant)
 	if r.Priority != PriorityHigh {
 		r.economy = c.budgetFraction(r, now) >= r.s.economyAt || r.s.peak(now)
 	}
