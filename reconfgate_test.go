@@ -123,4 +123,3 @@ func TestRequestsWaitForReconfigure(t *testing.T) {
 		})
 	}
 }
-
