@@ -42,11 +42,13 @@ func BenchmarkFloor(b *testing.B) {
 
 // BenchmarkFloorParallel is BenchmarkFloor from every P: no shared state and no allocation,
 // so its scaling from -cpu 1 to -cpu 2 is what the machine gives at that moment, the ceiling
-// for MissParallel's.
+// for MissParallel's. The parallel benchmarks report cpu-ns/op too: the process's CPU per
+// op, which, read at -cpu 2 against -cpu 1, shows what sharing costs even on a busy machine.
 func BenchmarkFloorParallel(b *testing.B) {
 	e := floorEngine
 	ctx := context.Background()
 	b.ReportAllocs()
+	cpu0 := cpuTime()
 	b.RunParallel(func(pb *testing.PB) {
 		r := &translate.EngineRequest{Texts: []string{"hello"}}
 		for pb.Next() {
@@ -56,6 +58,7 @@ func BenchmarkFloorParallel(b *testing.B) {
 			}
 		}
 	})
+	reportCPU(b, cpu0)
 }
 
 func benchClient(b *testing.B, opts ...translate.Option) *translate.Client {
@@ -212,6 +215,7 @@ func benchMissParallel(b *testing.B, c *translate.Client) {
 	ctx := context.Background()
 	var n atomic.Int64
 	b.ReportAllocs()
+	cpu0 := cpuTime()
 	b.RunParallel(func(pb *testing.PB) {
 		r := benchReq
 		r.Text = fmt.Sprint("hello world ", n.Add(1))
@@ -222,6 +226,7 @@ func benchMissParallel(b *testing.B, c *translate.Client) {
 			}
 		}
 	})
+	reportCPU(b, cpu0)
 }
 
 // named is a no-op engine with a name of its own.
@@ -262,6 +267,7 @@ func BenchmarkMissParallelHot(b *testing.B) {
 	c := benchClient(b, translate.WithoutCache())
 	ctx := context.Background()
 	b.ReportAllocs()
+	cpu0 := cpuTime()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			if _, err := c.Translate(ctx, benchReq); err != nil {
@@ -270,4 +276,5 @@ func BenchmarkMissParallelHot(b *testing.B) {
 			}
 		}
 	})
+	reportCPU(b, cpu0)
 }
