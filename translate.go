@@ -313,37 +313,44 @@ func (c *Client) translate(ctx context.Context, r *request, now int64, sc *scrat
 	if hit := c.memoryHit(ctx, r, r.t0); hit != nil {
 		return hit, nil
 	}
-	b := c.newResult(r.RequestID)
-	f, lead := c.joinFlight(r, &b.fl)
-	if !lead {
-		if res, err, done := c.follow(ctx, r, f); done {
+	b, led, g := c.joinFlight(r)
+	if g != nil {
+		if res, err, done := c.follow(ctx, r, g); done {
 			return res, err
 		}
 		b = c.newResult(r.RequestID) // the leader's caller gave up; this caller runs alone
-		f = &b.fl
 	}
 	res, err := c.run(ctx, r, b, stale, now, sc)
-	c.flights.land(r, f, res, err)
+	if led != nil {
+		c.flights.land(r, led, res, err)
+	}
 	c.remember(r, res, err, sc.j.by, now)
 	return res, err
 }
 
-// joinFlight returns the flight r's caller leads, own (lead), or the one of an identical
-// request in flight that it waits for. A request that makes its own call even if it meets
-// an identical one (see instant) leads own, which no other request then meets: with at
-// most instantScan engines to read (or one pinned engine) it knows before joining, and
-// leaves the flights' table alone, whose slot every identical request would write;
-// otherwise only a request that met another reads its engines.
-func (c *Client) joinFlight(r *request, own *flight) (f *flight, lead bool) {
+// joinFlight returns the buffer of r's Result and, when r leads a flight that identical
+// requests may join, that flight (led, in the same allocation as the Result, which its
+// followers read after r returned); or, when r is to wait for the identical request in
+// flight, that one's flight (follow) and no buffer. A request that makes its own call even
+// if it meets an identical one (see instant) leads no flight: with at most instantScan
+// engines to read (or one pinned engine) it knows before joining, leaves the flights' table
+// alone, whose slot every identical request would write, and allocates its Result without
+// a flight (a third fewer bytes); otherwise only a request that met another reads its
+// engines.
+func (c *Client) joinFlight(r *request) (b *resultBuf, led, follow *flight) {
 	few := len(r.s.engines) <= instantScan || (r.pinned != nil && !r.AllowFallback)
 	if few && c.instant(r) {
-		return own, true
+		return c.newResult(r.RequestID), nil, nil
 	}
-	f, lead = c.flights.join(r, own)
-	if !lead && !few && c.instant(r) {
-		return own, true // own is not in the table: landing it only publishes
+	fb := c.newFlightResult(r.RequestID)
+	f, lead := c.flights.join(r, &fb.fl)
+	switch {
+	case lead:
+		return &fb.resultBuf, f, nil
+	case !few && c.instant(r):
+		return &fb.resultBuf, nil, nil // fb.fl is not in the table: nobody reads it
 	}
-	return f, lead
+	return nil, nil, f
 }
 
 // instantScan is how many engines' trust a request reads before joining a flight: about what
@@ -719,20 +726,36 @@ func runeCount(s string) int {
 	return len(s)
 }
 
-// resultBuf is a Result allocated together with its first attempts, its request id and the
-// flight identical requests share, so a request costs one allocation for its answer.
+// resultBuf is a Result allocated together with its first attempts and its request id, so
+// a request costs one allocation for its answer (240 bytes).
 type resultBuf struct {
 	Result
 	att [1]Attempt
 	id  [32]byte
-	fl  flight
+}
+
+// flightBuf is a resultBuf with the flight identical requests share, for a request that
+// leads one (352 bytes).
+type flightBuf struct {
+	resultBuf
+	fl flight
 }
 
 func (c *Client) newResult(reqID string) *resultBuf {
 	b := &resultBuf{}
+	b.init(reqID)
+	return b
+}
+
+func (c *Client) newFlightResult(reqID string) *flightBuf {
+	b := &flightBuf{}
+	b.init(reqID)
+	return b
+}
+
+func (b *resultBuf) init(reqID string) {
 	b.Attempts = b.att[:0]
 	b.RequestID = requestID(reqID, &b.id)
-	return b
 }
 
 // requestID returns id, or a new random 128-bit id written in hex into buf.
