@@ -146,7 +146,7 @@ func (w *walk) next() (*engine, error) {
 			w.pinnedSkipped(s)
 			continue
 		}
-		e := w.c.pick(w.r, cands, w.c.draw(w.r.stripe))
+		e := w.c.choose(w.r, cands)
 		if w.last != nil && e != w.last {
 			w.switches++
 		}

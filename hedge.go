@@ -132,7 +132,7 @@ func (w *walk) hedgeCandidate() (*engine, stage) {
 			continue
 		}
 		if cands := w.candidates(s, w.sc.cands[:0]); len(cands) > 0 {
-			return w.c.pick(w.r, cands, w.c.draw(w.r.stripe)), s
+			return w.c.choose(w.r, cands), s
 		}
 	}
 	return nil, 0

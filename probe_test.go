@@ -58,7 +58,7 @@ func (s *syncBuffer) String() string {
 func TestProbeMaintenanceAfterFailuresAndBackAfterOnePass(t *testing.T) {
 	a, b := fake.New("a"), fake.New("b")
 	var logs syncBuffer
-	c := probeClient(t, newClock(), translate.ProbePolicy{},
+	c := probeClient(t, newClock(), translate.ProbePolicy{}, sharp, // a wins whatever the draw
 		translate.WithEngine(a, primary), translate.WithEngine(b, secondary),
 		translate.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 

@@ -658,6 +658,18 @@ func (c *Client) pick(r *request, cands []candidate, draw uint64) *engine {
 	return last
 }
 
+// choose picks one of cands for r (pick), and draws from the random sequence only when
+// there is a choice: a lone candidate is pick's answer whatever the draw, and a draw costs a
+// seeded request an atomic add on its text's stripe of the sequence, which every core
+// serving that text shares (TestLoneCandidateDrawsNothing).
+func (c *Client) choose(r *request, cands []candidate) *engine {
+	var draw uint64
+	if len(cands) > 1 {
+		draw = c.draw(r.stripe)
+	}
+	return c.pick(r, cands, draw)
+}
+
 // sticky picks by weighted rendezvous hashing: the same text goes to the same engine among
 // the same candidates.
 func sticky(h uint64, engines []*engine, cands []candidate) *engine {
