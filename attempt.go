@@ -131,7 +131,7 @@ func (c *Client) settle(w *walk, e *engine, l *lease, out *EngineResult, err err
 	}
 	c.breakerMoved(e, l.permit.record(!failed))
 	if err == nil {
-		e.h.Served(w.r.hash)
+		e.h.Served(w.spread())
 	}
 	c.rampRecord(w, e, err, kind, caller)
 	if err != nil && !mayHaveBilled(kind, caller) {

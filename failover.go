@@ -61,6 +61,9 @@ func (c *Client) newWalk(ctx context.Context, r *request, b *resultBuf, stale *c
 	return w
 }
 
+// spread is the key of the stripe the walk's counters add to (see scratch.spread).
+func (w *walk) spread() uint64 { return w.sc.spread }
+
 // run walks until the request is served or fails for good. It returns nil when the job is
 // done or a stale entry serves (w.stage == stageStale). A request that fails once the
 // caller's ctx is done, or past the caller's deadline, fails with the caller's error (see

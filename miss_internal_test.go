@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"testing"
+
+	"github.com/fanyi-go/translate/internal/health"
+	"github.com/fanyi-go/translate/internal/tally"
 )
 
 // drawsTaken returns how many seeded draws c has made, over every stripe.
@@ -36,6 +39,40 @@ func TestLoneCandidateDrawsNothing(t *testing.T) {
 		}
 		if got, want := drawsTaken(c), uint64(10*(n-1)); got != want {
 			t.Errorf("%d engines: 10 requests took %d seeded draws, want %d", n, got, want)
+		}
+	}
+}
+
+// TestOneTextSpreadsOverStripes: requests of one text served with two scratches (as two
+// cores serving one hot text are: sync.Pool keeps a scratch per processor) add their
+// engine's health counts to two stripes, not to the one the text's hash would pick; and
+// scratches made one after the other get different stripes of every striped counter.
+func TestOneTextSpreadsOverStripes(t *testing.T) {
+	c, err := New(WithSeed(1), WithoutCache(), WithEngine(nopEngine{"a"}, Profile{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s1, s2 := c.getScratch(1), c.getScratch(1)
+	for _, m := range []uint64{health.Stripes, tally.Stripes} {
+		if s1.spread%m == s2.spread%m {
+			t.Errorf("two scratches share stripe %d of %d", s1.spread%m, m)
+		}
+	}
+	for _, sc := range []*scratch{s1, s2} {
+		now := c.now()
+		if err := c.prepare(&Request{Text: "hot", Source: "en", Target: "es"}, &sc.r, now); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.translate(context.Background(), &sc.r, now, sc, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	calls, served := c.cfg.Load().engines[0].h.StripeCalls()
+	for i, n := range []uint64{s1.spread, s2.spread} {
+		k := n % health.Stripes
+		if calls[k] != 1 || served[k] != 1 {
+			t.Errorf("request %d (stripe %d): stripes hold calls %v, served %v; want 1 and 1 in stripe %d", i+1, k, calls, served, k)
 		}
 	}
 }

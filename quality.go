@@ -68,12 +68,12 @@ func (e *engine) syncLive() {
 // keeps its availability, and its share of en-de.
 func (c *Client) recordCall(w *walk, e *engine, ok bool, kind Kind) (pairBad bool) {
 	if ok || kind == KindBadOutput {
-		tracked := e.pairs.Record(w.r.hash, lang.PairKey(w.r.srcID, w.r.tgt.ID), !ok)
+		tracked := e.pairs.Record(w.spread(), lang.PairKey(w.r.srcID, w.r.tgt.ID), !ok)
 		if !ok {
 			return tracked
 		}
 	}
-	e.h.Record(w.r.hash, ok, w.ended.Sub(w.callStart()))
+	e.h.Record(w.spread(), ok, w.ended.Sub(w.callStart()))
 	return false
 }
 

@@ -198,7 +198,7 @@ func (c *Client) rampRecord(w *walk, e *engine, err error, kind Kind, caller boo
 			c.canaryStepped(e.name, st)
 		}
 	case !e.canary && !e.fallback:
-		c.ramps.base.Record(w.r.hash, o, lat)
+		c.ramps.base.Record(w.spread(), o, lat)
 	}
 }
 

@@ -123,7 +123,8 @@ type Client struct {
 	nextFold  atomic.Int64
 	lastFold  atomic.Int64
 	obs       *observer
-	scratch   sync.Pool // *scratch
+	scratch   sync.Pool     // *scratch
+	spreads   atomic.Uint64 // scratches made: the next one's spread
 	batchConc int
 	probing   atomic.Bool   // the probe loop runs
 	wake      chan struct{} // a recovery probe is due (probe.go); made in New
@@ -785,6 +786,12 @@ type scratch struct {
 	callStart time.Time
 	r         request
 	j         job
+	// spread picks the stripe of the counters a request adds to (health, pair quality, the
+	// canary baseline): fixed per scratch, and so per processor (sync.Pool keeps a scratch
+	// on the P that put it back), consecutive over the scratches a Client makes. Two cores
+	// serving one hot text add to different stripes; keyed by the text's hash, they would
+	// share one line (TestOneTextSpreadsOverStripes).
+	spread uint64
 }
 
 // getScratch returns a scratch from the Client's pool, with room for a decision over n
@@ -792,7 +799,7 @@ type scratch struct {
 func (c *Client) getScratch(n int) *scratch {
 	s, ok := c.scratch.Get().(*scratch)
 	if !ok {
-		s = &scratch{}
+		s = &scratch{spread: c.spreads.Add(1) - 1}
 	}
 	if cap(s.cands) < n {
 		s.cands = make([]candidate, 0, max(n, 8))

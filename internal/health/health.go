@@ -67,6 +67,15 @@ func (c *Counters) Record(key uint64, ok bool, latency time.Duration) {
 // Served counts a successful real call, for a prober deciding whether a probe is needed.
 func (c *Counters) Served(key uint64) { c.stripes[key%Stripes].served.Add(1) }
 
+// StripeCalls returns the calls and the served calls counted in each stripe (for tests:
+// which stripes a caller's keys reach).
+func (c *Counters) StripeCalls() (calls, served [Stripes]int64) {
+	for i := range c.stripes {
+		calls[i], served[i] = c.stripes[i].calls.Load(), c.stripes[i].served.Load()
+	}
+	return calls, served
+}
+
 // TakeServed returns and resets the successful real calls counted by Served.
 func (c *Counters) TakeServed() int64 {
 	var n int64
