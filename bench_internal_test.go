@@ -34,7 +34,7 @@ func benchDecision(b *testing.B, n int) {
 	b.ResetTimer()
 	for b.Loop() {
 		cands := c.filter(&r, &excl, stageNormal, now, buf[:0])
-		if c.pick(&r, cands, c.draw(r.stripe)) == nil {
+		if c.pick(&r, cands, c.draw(&r)) == nil {
 			b.Fatal("no pick")
 		}
 	}

@@ -375,13 +375,13 @@ func (w *walk) retrySame(e *engine, kind Kind, err error) (time.Duration, bool) 
 		} else if w.othersLeft(e) {
 			return 0, false
 		} else {
-			wait = w.c.backoff(w.r.s.retry.Backoff, w.onCur, w.r.stripe)
+			wait = w.c.backoff(w.r.s.retry.Backoff, w.onCur, w.r)
 		}
 	case KindUnavailable, KindUnknown, KindTimeout:
 		if w.othersLeft(e) {
 			return 0, false
 		}
-		wait = w.c.backoff(w.r.s.retry.Backoff, w.onCur, w.r.stripe)
+		wait = w.c.backoff(w.r.s.retry.Backoff, w.onCur, w.r)
 	default:
 		return 0, false
 	}
@@ -460,11 +460,11 @@ func (w *walk) fail(err error) error {
 
 // backoff returns the wait before retry n+1 (n calls made) on the same engine: d (Backoff) x
 // 4^(n-1), with +-20% jitter.
-func (c *Client) backoff(d time.Duration, n int, stripe uint8) time.Duration {
+func (c *Client) backoff(d time.Duration, n int, r *request) time.Duration {
 	for i := 1; i < n; i++ {
 		d *= 4
 	}
-	return time.Duration(float64(d) * (0.8 + 0.4*unit(c.draw(stripe))))
+	return time.Duration(float64(d) * (0.8 + 0.4*unit(c.draw(r))))
 }
 
 func longest(ss []string) string {

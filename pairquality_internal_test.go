@@ -28,7 +28,7 @@ func BenchmarkDecision8PairQuality(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		cands := c.filter(&r, &excl, stageNormal, now, buf[:0])
-		if c.pick(&r, cands, c.draw(r.stripe)) == nil {
+		if c.pick(&r, cands, c.draw(&r)) == nil {
 			b.Fatal("no pick")
 		}
 	}

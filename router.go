@@ -205,7 +205,6 @@ type request struct {
 	id       string        // RequestID, given or generated
 	t0       time.Time     // when the request left the cache behind: its latency starts here
 	economy  bool          // past Budget.EconomyAt, normal priority: free engines first
-	stripe   uint8         // the request's stripe of the seeded random sequence
 	prior    *prior        // what is known of the caller's RequestID, when it was seen before
 	s        *setup        // the configuration the request is served under
 	avoid    string        // TranslateBatch: the engine a packed text came back bad from
@@ -665,7 +664,7 @@ func (c *Client) pick(r *request, cands []candidate, draw uint64) *engine {
 func (c *Client) choose(r *request, cands []candidate) *engine {
 	var draw uint64
 	if len(cands) > 1 {
-		draw = c.draw(r.stripe)
+		draw = c.draw(r)
 	}
 	return c.pick(r, cands, draw)
 }
@@ -710,13 +709,14 @@ type rngStripe struct {
 	_ [56]byte
 }
 
-// draw returns a uniform 64-bit number for a request of the given stripe (rngStripe of its
-// text): from the runtime's per-P source, or with WithSeed from the stripe's seeded
-// sequence.
-func (c *Client) draw(stripe uint8) uint64 {
+// draw returns a uniform 64-bit number for r: from the runtime's per-P source, or with
+// WithSeed from the seeded sequence of r's stripe (rngStripeOf its text, worked out here:
+// most requests never draw).
+func (c *Client) draw(r *request) uint64 {
 	if !c.seeded {
 		return rand.Uint64()
 	}
+	stripe := rngStripeOf(r.Text)
 	s := &c.rng[stripe%rngStripes]
 	return mix(c.seed + uint64(stripe)<<56 + s.n.Add(1)*0x9e3779b97f4a7c15)
 }

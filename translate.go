@@ -3,8 +3,8 @@ package translate
 import (
 	"context"
 	"encoding/binary"
-	"encoding/hex"
 	"hash/maphash"
+	"math/bits"
 	"strconv"
 	"strings"
 	"sync"
@@ -268,9 +268,6 @@ func (c *Client) doAvoiding(ctx context.Context, req *Request, sink *streamSink,
 	r := &sc.r
 	*r = head
 	r.sink, r.avoid = sink, avoid
-	if c.seeded {
-		r.stripe = rngStripeOf(r.Text)
-	}
 	res, err := c.translate(ctx, r, now, sc, stale)
 	var d time.Duration
 	switch {
@@ -764,11 +761,27 @@ func requestID(id string, buf *[32]byte) string {
 	if id != "" {
 		return id
 	}
-	var raw [16]byte
-	binary.BigEndian.PutUint64(raw[:8], rand.Uint64())
-	binary.BigEndian.PutUint64(raw[8:], rand.Uint64())
-	hex.Encode(buf[:], raw[:])
+	putHex(buf[:16], rand.Uint64())
+	putHex(buf[16:], rand.Uint64())
 	return unsafe.String(&buf[0], len(buf))
+}
+
+// putHex writes x into dst[:16] in lowercase hex, as hex.Encode writes its big-endian
+// bytes, eight digits at a time (hex.Encode's loop was a tenth of a miss's id).
+func putHex(dst []byte, x uint64) {
+	binary.LittleEndian.PutUint64(dst[:8], hexDigits(uint32(x>>32)))
+	binary.LittleEndian.PutUint64(dst[8:16], hexDigits(uint32(x)))
+}
+
+// hexDigits returns the eight hex digits of x, the most significant in the lowest byte.
+func hexDigits(x uint32) uint64 {
+	n := uint64(x) // spread the nibbles, one a byte: nibble i in byte i
+	n = (n | n<<16) & 0x0000ffff0000ffff
+	n = (n | n<<8) & 0x00ff00ff00ff00ff
+	n = (n | n<<4) & 0x0f0f0f0f0f0f0f0f
+	n = bits.ReverseBytes64(n)
+	letters := (n + 0x0606060606060606) >> 4 & 0x0101010101010101 // 1 in each byte >= 10
+	return n + 0x3030303030303030 + letters*('a'-'0'-10)
 }
 
 // scratch is what a request needs only while it runs: the first attempt's engine request,
