@@ -20,7 +20,6 @@ import (
 	"github.com/fanyi-go/translate/internal/gate"
 	"github.com/fanyi-go/translate/internal/lang"
 	"github.com/fanyi-go/translate/internal/quota"
-	"github.com/fanyi-go/translate/internal/segment"
 )
 
 // Request is one text to translate. Only Text and Target are required.
@@ -444,8 +443,10 @@ func (c *Client) run(ctx context.Context, r *request, b *resultBuf, stale *cache
 		w.tried, w.skipErr = p.sentTo(), p.err
 	}
 	sc.part[0] = r.Text
-	sc.j = job{split: segment.Segments{Parts: sc.part[:], Seps: sc.sep[:]}, out: sc.out[:0], by: sc.eng[:0]}
-	w.j = &sc.j
+	j := &sc.j // zero (getScratch): set field by field, not built on the stack and copied over
+	j.split.Parts, j.split.Seps = sc.part[:], sc.sep[:]
+	j.out, j.by = sc.out[:0], sc.eng[:0]
+	w.j = j
 	if r.fid != nil {
 		sc.j.fid = &contentJob{c: r.fid, src: r.Text}
 		res.Glossary = r.revision()
@@ -808,7 +809,8 @@ type scratch struct {
 }
 
 // getScratch returns a scratch from the Client's pool, with room for a decision over n
-// engines: its candidate buffer never grows during a request.
+// engines: its candidate buffer never grows during a request. Its r, j, req and job are
+// zero (putScratch clears them).
 func (c *Client) getScratch(n int) *scratch {
 	s, ok := c.scratch.Get().(*scratch)
 	if !ok {
@@ -845,8 +847,12 @@ func (c *Client) putScratch(s *scratch) {
 	if !s.reusable {
 		return
 	}
-	s.req, s.job = EngineRequest{}, engineCall{}
-	s.r, s.j = request{}, job{}
+	// One clear a statement: a tuple assignment of zero values builds them on the stack and
+	// copies them over (four times the instructions).
+	s.req = EngineRequest{}
+	s.job = engineCall{}
+	s.r = request{}
+	s.j = job{}
 	s.part[0], s.out[0], s.eng[0] = "", "", "" // candidates hold no pointers: nothing to clear
 	c.scratch.Put(s)
 }
