@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/fanyi-go/translate/internal/health"
 	"github.com/fanyi-go/translate/internal/tally"
@@ -94,4 +96,22 @@ func TestRequestIDIsHex(t *testing.T) {
 			t.Fatalf("putHex(%#x) = %q, want %q", x, got[:], want)
 		}
 	}
+}
+
+// TestStartTimeIsNow: a request's start time reads the monotonic clock now, and carries
+// the wall clock of the Client's start plus the time elapsed since: in a bubble, where the
+// clocks agree, exactly time.Now.
+func TestStartTimeIsNow(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c, err := New(WithEngine(nopEngine{"a"}, Profile{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		time.Sleep(2 * time.Second)
+		got, want := c.startTime(), time.Now()
+		if !got.Equal(want) || got.Round(0).Equal(got) != want.Round(0).Equal(want) || got.Sub(want) != 0 {
+			t.Errorf("startTime %v, want %v", got, want)
+		}
+	})
 }
