@@ -250,7 +250,7 @@ func (c *Client) doAvoiding(ctx context.Context, req *Request, sink *streamSink,
 	now := c.now()
 	var head request
 	if c.gate.Closed() { // a Reconfigure under way: wait for its configuration, on the clock
-		head.t0 = time.Now()
+		head.t0 = c.startTime()
 		c.gate.Wait(ctx)
 	}
 	c.maybeFold(now)
