@@ -3,6 +3,7 @@ package translate
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -68,9 +69,25 @@ func TestOneTextSpreadsOverStripes(t *testing.T) {
 		if err := c.prepare(&Request{Text: "hot", Source: "en", Target: "es"}, &sc.r, now); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := c.translate(context.Background(), &sc.r, now, sc, nil); err != nil {
+		sc.r.spread = sc.spread // as doAvoiding does
+		res, err := c.translate(context.Background(), &sc.r, now, sc, nil)
+		if err != nil {
 			t.Fatal(err)
 		}
+		c.obs.requestEnd(context.Background(), nil, &sc.r, res, nil, res.Latency)
+	}
+	counted := map[uint64]uint64{} // the observer's request counter, by stripe
+	for k := range uint64(tally.Stripes) {
+		if n := c.obs.reqN[0][0][0].Stripe(int(k)); n > 0 {
+			counted[k] = n
+		}
+	}
+	want := map[uint64]uint64{}
+	for _, sc := range []*scratch{s1, s2} {
+		want[(sc.r.hash^sc.spread)%tally.Stripes]++
+	}
+	if len(want) != 2 || !maps.Equal(counted, want) {
+		t.Errorf("requests counted by stripe %v, want %v (two stripes)", counted, want)
 	}
 	calls, served := c.cfg.Load().engines[0].h.StripeCalls()
 	for i, n := range []uint64{s1.spread, s2.spread} {

@@ -198,6 +198,7 @@ type request struct {
 	src, tgt *lang.Info
 	srcID    int // 0: detect
 	hash     uint64
+	spread   uint64 // the scratch's spread, 0 before one: with hash, the stripe of the observer's counters
 	pinned   *engine
 	userHash uint64
 	regions  uint64 // hash of Regions, 0 for none (flightKey)

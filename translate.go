@@ -276,7 +276,7 @@ func (c *Client) doAvoiding(ctx context.Context, req *Request, sink *streamSink,
 	defer c.putScratch(sc)
 	r := &sc.r
 	*r = head
-	r.sink, r.avoid = sink, avoid
+	r.sink, r.avoid, r.spread = sink, avoid, sc.spread
 	res, err := c.translate(ctx, r, now, sc, stale)
 	var d time.Duration
 	switch {

@@ -41,6 +41,9 @@ func (c *Counter) Add(n uint64) { c.s[rand.Uint32()%Stripes].n.Add(n) }
 // key at hand (a request's hash), which spreads the cores' adds as well.
 func (c *Counter) AddAt(key, n uint64) { c.s[key%Stripes].n.Add(n) }
 
+// Stripe returns what stripe i (0 <= i < Stripes) holds: for tests of who adds where.
+func (c *Counter) Stripe(i int) uint64 { return c.s[i].n.Load() }
+
 // Load returns the sum of every Add so far.
 func (c *Counter) Load() uint64 {
 	var t uint64
