@@ -121,17 +121,7 @@ func (c *Client) startProbes() {
 	if _, manual := c.clock.(manualProbeClock); manual || c.closed.Load() || !c.probing.CompareAndSwap(false, true) {
 		return
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	c.wg.Add(2)
-	go func() {
-		defer c.wg.Done()
-		<-c.stop
-		cancel()
-	}()
-	go func() {
-		defer c.wg.Done()
-		c.probeLoop(ctx)
-	}()
+	c.untilClose(c.probeLoop)
 }
 
 // probeLoop runs a probe round every Interval on the Client's clock until ctx is canceled;

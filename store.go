@@ -239,17 +239,7 @@ func (c *Client) startHoldWatch() {
 	if hs == nil {
 		return
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	c.wg.Add(2)
-	go func() {
-		defer c.wg.Done()
-		<-c.stop
-		cancel()
-	}()
-	go func() {
-		defer c.wg.Done()
-		hs.WatchHolds(ctx, c.engineNames, c.applyHolds)
-	}()
+	c.untilClose(func(ctx context.Context) { hs.WatchHolds(ctx, c.engineNames, c.applyHolds) })
 }
 
 // engineNames names the running configuration's engines, for the hold watch.

@@ -597,6 +597,22 @@ func (c *Client) Close() error {
 	return nil
 }
 
+// untilClose runs run on a goroutine of its own, under a context that ends when the Client
+// closes; Close waits for it to return.
+func (c *Client) untilClose(run func(ctx context.Context)) {
+	ctx, cancel := context.WithCancel(context.Background())
+	c.wg.Add(2)
+	go func() {
+		defer c.wg.Done()
+		<-c.stop
+		cancel()
+	}()
+	go func() {
+		defer c.wg.Done()
+		run(ctx)
+	}()
+}
+
 // maxTextBytes bounds one request's text.
 const maxTextBytes = 1 << 20
 
