@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"cmp"
 	"sync/atomic"
 	"time"
 
@@ -21,21 +22,11 @@ type BreakerPolicy struct {
 const maxCooldown = 5 * time.Minute
 
 func (p BreakerPolicy) withDefaults() BreakerPolicy {
-	if p.Window == 0 {
-		p.Window = 40
-	}
-	if p.MinCalls == 0 {
-		p.MinCalls = 20
-	}
-	if p.FailureRatio == 0 {
-		p.FailureRatio = 0.5
-	}
-	if p.Cooldown == 0 {
-		p.Cooldown = 10 * time.Second
-	}
-	if p.HalfOpenCalls == 0 {
-		p.HalfOpenCalls = 5
-	}
+	p.Window = cmp.Or(p.Window, 40)
+	p.MinCalls = cmp.Or(p.MinCalls, 20)
+	p.FailureRatio = cmp.Or(p.FailureRatio, 0.5)
+	p.Cooldown = cmp.Or(p.Cooldown, 10*time.Second)
+	p.HalfOpenCalls = cmp.Or(p.HalfOpenCalls, 5)
 	return p
 }
 

@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -283,17 +284,11 @@ func (cfg *Config) apply(o *options) error {
 	}
 	o.engines = append(o.engines, specs...)
 	o.deadline = cfg.Deadline
-	if o.deadline == 0 {
-		o.deadline = 8 * time.Second
-	}
+	o.deadline = cmp.Or(o.deadline, 8*time.Second)
 	o.retry, o.breaker, o.routing, o.budget = cfg.Retry, cfg.Breaker, cfg.Routing, cfg.Budget
 	o.cacheEntries, o.cacheTTL, o.noCache = cfg.Cache.Entries, cfg.Cache.TTL, cfg.Cache.Disabled
-	if o.cacheEntries == 0 {
-		o.cacheEntries = 10000
-	}
-	if o.cacheTTL == 0 {
-		o.cacheTTL = 24 * time.Hour
-	}
+	o.cacheEntries = cmp.Or(o.cacheEntries, 10000)
+	o.cacheTTL = cmp.Or(o.cacheTTL, 24*time.Hour)
 	o.probes = nil
 	if cfg.Probes != nil {
 		p := *cfg.Probes

@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"maps"
@@ -59,18 +60,10 @@ type RetryPolicy struct {
 }
 
 func (p RetryPolicy) withDefaults() RetryPolicy {
-	if p.PerEngine == 0 {
-		p.PerEngine = 2
-	}
-	if p.Backoff == 0 {
-		p.Backoff = 200 * time.Millisecond
-	}
-	if p.MaxAttempts == 0 {
-		p.MaxAttempts = 3
-	}
-	if p.MaxSwitches == 0 {
-		p.MaxSwitches = 2
-	}
+	p.PerEngine = cmp.Or(p.PerEngine, 2)
+	p.Backoff = cmp.Or(p.Backoff, 200*time.Millisecond)
+	p.MaxAttempts = cmp.Or(p.MaxAttempts, 3)
+	p.MaxSwitches = cmp.Or(p.MaxSwitches, 2)
 	return p
 }
 
@@ -429,18 +422,10 @@ func (p *Profile) validate(prefix string) error {
 
 // withDefaults returns p with the defaults of its zero fields applied.
 func (p Profile) withDefaults() Profile {
-	if p.Quality == 0 {
-		p.Quality = 80
-	}
-	if p.Timeout == 0 {
-		p.Timeout = 5 * time.Second
-	}
-	if p.QuotaPeriod == 0 {
-		p.QuotaPeriod = 24 * time.Hour
-	}
-	if p.MaxTexts == 0 {
-		p.MaxTexts = 1
-	}
+	p.Quality = cmp.Or(p.Quality, 80)
+	p.Timeout = cmp.Or(p.Timeout, 5*time.Second)
+	p.QuotaPeriod = cmp.Or(p.QuotaPeriod, 24*time.Hour)
+	p.MaxTexts = cmp.Or(p.MaxTexts, 1)
 	if p.RateLimit > 0 && p.Burst == 0 {
 		p.Burst = max(1, int(math.Ceil(p.RateLimit)))
 	}

@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"cmp"
 	"context"
 	"strings"
 	"sync"
@@ -24,9 +25,7 @@ const (
 const probeBusyCalls = 5
 
 func (p ProbePolicy) withDefaults() ProbePolicy {
-	if p.Interval == 0 {
-		p.Interval = defaultProbeInterval
-	}
+	p.Interval = cmp.Or(p.Interval, defaultProbeInterval)
 	if p.Text == "" {
 		p.Text = defaultProbeText
 	}
@@ -36,9 +35,7 @@ func (p ProbePolicy) withDefaults() ProbePolicy {
 	if p.Target == "" {
 		p.Target = defaultProbeTarget
 	}
-	if p.Failures == 0 {
-		p.Failures = defaultProbeFailures
-	}
+	p.Failures = cmp.Or(p.Failures, defaultProbeFailures)
 	if p.Expect != nil { // the caller keeps its map; the prober reads its own copy
 		m := make(map[string][]string, len(p.Expect))
 		for k, v := range p.Expect {

@@ -119,21 +119,11 @@ func (p RoutingPolicy) withDefaults() RoutingPolicy {
 	if p.Weights == (Weights{}) {
 		p.Weights = DefaultWeights
 	}
-	if p.Temperature == 0 {
-		p.Temperature = DefaultTemperature
-	}
-	if p.MinHealth == 0 {
-		p.MinHealth = 0.8
-	}
-	if p.HealthEvery == 0 {
-		p.HealthEvery = 10 * time.Second
-	}
-	if p.LegalMinQuality == 0 {
-		p.LegalMinQuality = 90
-	}
-	if p.ChatMaxLatency == 0 {
-		p.ChatMaxLatency = 3 * time.Second
-	}
+	p.Temperature = cmp.Or(p.Temperature, DefaultTemperature)
+	p.MinHealth = cmp.Or(p.MinHealth, 0.8)
+	p.HealthEvery = cmp.Or(p.HealthEvery, 10*time.Second)
+	p.LegalMinQuality = cmp.Or(p.LegalMinQuality, 90)
+	p.ChatMaxLatency = cmp.Or(p.ChatMaxLatency, 3*time.Second)
 	return p
 }
 
@@ -457,9 +447,7 @@ func trafficGate(rate, safe float64) float64 {
 // rebuildView recomputes the scores, weights and scene rules of v.
 func (c *Client) rebuildView(e *engine, v *view) {
 	v.speed = SpeedScore(v.ewma)
-	if v.gate == 0 {
-		v.gate = 1
-	}
+	v.gate = cmp.Or(v.gate, 1)
 	rp := &e.s.routing
 	for s := range sceneNames {
 		v.score[s] = Score(rp.Weights, e.quality[s], 100*v.avail, v.speed, e.cost)

@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"hash/maphash"
@@ -47,9 +48,7 @@ type setup struct {
 func (c *Client) buildSetup(o options, prev *setup) (*setup, error) {
 	s := &setup{byName: map[string]*engine{}, routing: o.routing.withDefaults(), retry: o.retry.withDefaults(),
 		breaker: o.breaker.withDefaults(), deadline: o.deadline, economyAt: o.budget.EconomyAt, daily: o.budget.Daily}
-	if s.economyAt == 0 {
-		s.economyAt = 0.8
-	}
+	s.economyAt = cmp.Or(s.economyAt, 0.8)
 	if o.probes != nil {
 		p := o.probes.withDefaults()
 		s.probes = &p
