@@ -309,13 +309,7 @@ func (e *Engine) Translate(ctx context.Context, req *translate.EngineRequest) (*
 	if req == nil {
 		return nil, &translate.Error{Kind: translate.KindInvalidInput, Engine: e.name, Message: "fake: nil request"}
 	}
-	logged := *req
-	logged.Texts = slices.Clone(req.Texts)
-	e.mu.Lock()
-	e.requests = append(e.requests, logged)
-	e.calls++
-	e.mu.Unlock()
-
+	e.log(req)
 	if ctx.Err() != nil {
 		return nil, e.ctxError(ctx)
 	}
@@ -324,80 +318,116 @@ func (e *Engine) Translate(ctx context.Context, req *translate.EngineRequest) (*
 			return nil, err
 		}
 	}
-
-	chars := int64(0)
-	for _, t := range req.Texts {
-		chars += int64(utf8.RuneCountInString(t))
+	c := e.begin(req)
+	if err := e.delay(ctx, &c); err != nil {
+		return nil, err
 	}
+	if err := e.scriptedError(&c); err != nil {
+		return nil, err
+	}
+	src := req.Source
+	if src == language.Und {
+		src = e.detected
+	}
+	return &translate.EngineResult{Texts: e.answer(req, c.out.Bad), Source: src, BilledChars: c.chars}, nil
+}
 
+// log records a copy of req and counts the call.
+func (e *Engine) log(req *translate.EngineRequest) {
+	logged := *req
+	logged.Texts = slices.Clone(req.Texts)
 	e.mu.Lock()
-	out := e.decideLocked()
-	reserved := false
-	quotaFail := false
-	if out.OK {
-		switch {
-		case e.quotaLeft < 0:
-		case chars > e.quotaLeft:
-			quotaFail = true
-		default:
-			e.quotaLeft -= chars
-			reserved = true
-		}
-	}
-	latency, latencyFunc := e.latency, e.latencyFunc
-	retryAfter := e.retryAfter
+	e.requests = append(e.requests, logged)
+	e.calls++
 	e.mu.Unlock()
+}
 
-	if out.Latency > 0 {
-		latency = out.Latency
-	} else if latencyFunc != nil {
-		latency = latencyFunc()
-	}
-	if latency > 0 {
-		if err := e.wait(ctx, latency); err != nil || ctx.Err() != nil {
-			if reserved {
-				e.mu.Lock()
-				if e.quotaLeft >= 0 {
-					e.quotaLeft += chars
-				}
-				e.mu.Unlock()
-			}
-			if ctx.Err() != nil {
-				return nil, e.ctxError(ctx)
-			}
-			return nil, err
-		}
-	}
+// call is what one call decided when it began.
+type call struct {
+	out                 Outcome
+	chars               int64 // code points in the request's texts
+	reserved, quotaFail bool  // chars were taken from the quota; the quota could not hold them
+	latency, retryAfter time.Duration
+}
 
-	if quotaFail {
-		return nil, &translate.Error{
-			Kind:       translate.KindQuotaExhausted,
-			Engine:     e.name,
-			StatusCode: 456,
-			Message:    "fake: quota exhausted",
+// begin decides the call's outcome (decideLocked) and, for a success, takes its characters
+// from the quota, under one lock, and reads the latency and Retry-After then in force.
+func (e *Engine) begin(req *translate.EngineRequest) call {
+	c := call{}
+	for _, t := range req.Texts {
+		c.chars += int64(utf8.RuneCountInString(t))
+	}
+	e.mu.Lock()
+	c.out = e.decideLocked()
+	if c.out.OK && e.quotaLeft >= 0 {
+		if c.chars > e.quotaLeft {
+			c.quotaFail = true
+		} else {
+			e.quotaLeft -= c.chars
+			c.reserved = true
 		}
 	}
-	if !out.OK {
-		ra := out.RetryAfter
-		if ra == 0 && out.Kind == translate.KindRateLimited {
-			ra = retryAfter
-		}
-		status := out.Status
-		if status == 0 {
-			status = DefaultStatus(out.Kind)
-		}
-		return nil, &translate.Error{
-			Kind:       out.Kind,
-			Engine:     e.name,
-			StatusCode: status,
-			RetryAfter: ra,
-			Message:    "fake: scripted " + out.Kind.String(),
-		}
+	latencyFunc := e.latencyFunc
+	c.latency, c.retryAfter = e.latency, e.retryAfter
+	e.mu.Unlock()
+	switch { // the latency function runs unlocked: it may call the engine's methods
+	case c.out.Latency > 0:
+		c.latency = c.out.Latency
+	case latencyFunc != nil:
+		c.latency = latencyFunc()
 	}
+	return c
+}
 
+// delay waits the call's latency; when ctx ends first (or the wait fails) it gives the
+// reserved characters back and returns the error.
+func (e *Engine) delay(ctx context.Context, c *call) error {
+	if c.latency <= 0 {
+		return nil
+	}
+	err := e.wait(ctx, c.latency)
+	if err == nil && ctx.Err() == nil {
+		return nil
+	}
+	if c.reserved {
+		e.mu.Lock()
+		if e.quotaLeft >= 0 {
+			e.quotaLeft += c.chars
+		}
+		e.mu.Unlock()
+	}
+	if ctx.Err() != nil {
+		return e.ctxError(ctx)
+	}
+	return err
+}
+
+// scriptedError returns the call's error: quota exhausted, or the scripted failure.
+func (e *Engine) scriptedError(c *call) error {
+	if c.quotaFail {
+		return &translate.Error{Kind: translate.KindQuotaExhausted, Engine: e.name, StatusCode: 456,
+			Message: "fake: quota exhausted"}
+	}
+	if c.out.OK {
+		return nil
+	}
+	ra := c.out.RetryAfter
+	if ra == 0 && c.out.Kind == translate.KindRateLimited {
+		ra = c.retryAfter
+	}
+	status := c.out.Status
+	if status == 0 {
+		status = DefaultStatus(c.out.Kind)
+	}
+	return &translate.Error{Kind: c.out.Kind, Engine: e.name, StatusCode: status, RetryAfter: ra,
+		Message: "fake: scripted " + c.out.Kind.String()}
+}
+
+// answer translates req's texts, spoiled as bad says.
+func (e *Engine) answer(req *translate.EngineRequest, bad BadOutput) []string {
 	texts := make([]string, len(req.Texts))
 	for i, t := range req.Texts {
-		switch out.Bad {
+		switch bad {
 		case BadEmpty:
 			texts[i] = ""
 		case BadEcho:
@@ -408,18 +438,13 @@ func (e *Engine) Translate(ctx context.Context, req *translate.EngineRequest) (*
 			texts[i] = e.translator(t, req.Source, req.Target)
 		}
 	}
-	if out.Bad == BadWrongCount {
+	if bad == BadWrongCount {
 		if len(texts) > 0 {
-			texts = texts[:len(texts)-1]
-		} else {
-			texts = []string{""}
+			return texts[:len(texts)-1]
 		}
+		return []string{""}
 	}
-	src := req.Source
-	if src == language.Und {
-		src = e.detected
-	}
-	return &translate.EngineResult{Texts: texts, Source: src, BilledChars: chars}, nil
+	return texts
 }
 
 // decideLocked picks the outcome of one call: script, then Down, then FailRate, then
