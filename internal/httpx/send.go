@@ -10,6 +10,20 @@ import (
 	"github.com/fanyi-go/translate"
 )
 
+// EncodeJSON is the JSON request body for v (json.Marshal), nil when v is nil (no body, a
+// GET). A v that does not encode is KindInvalidInput with the message "encode request: "
+// and encoding/json's error (which names the Go type, never a value).
+func EncodeJSON(engine string, v any) ([]byte, error) {
+	if v == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, &translate.Error{Kind: translate.KindInvalidInput, Engine: engine, Message: "encode request: " + err.Error()}
+	}
+	return b, nil
+}
+
 // NewRequest builds a request for a vendor that answers JSON: method to u with ctx, header
 // Accept: application/json and, when body is not nil, body as the request body with
 // Content-Type contentType (the vendor's own spelling, such as "application/json" or

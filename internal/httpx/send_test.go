@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -130,5 +131,25 @@ func TestDecode(t *testing.T) {
 		if strings.Contains(te.Message, "confidentiel") || strings.Contains(te.Message, "Bonjour") {
 			t.Errorf("body %q: message quotes the body: %q", body, te.Message)
 		}
+	}
+}
+
+func TestEncodeJSON(t *testing.T) {
+	if b, err := EncodeJSON("vendor", nil); b != nil || err != nil {
+		t.Errorf("EncodeJSON(nil) = %q, %v; want no body", b, err)
+	}
+	b, err := EncodeJSON("vendor", map[string]any{"q": []string{"a<b", "ü"}})
+	if diff := cmp.Diff(`{"q":["a\u003cb","ü"]}`, string(b)); err != nil || diff != "" {
+		t.Errorf("EncodeJSON: %v (-want +got):\n%s", err, diff)
+	}
+	// A body that does not encode: KindInvalidInput, the texts beside the bad value unquoted.
+	_, err = EncodeJSON("vendor", map[string]any{"q": "Bonjour le monde confidentiel", "n": math.Inf(1)})
+	var te *translate.Error
+	if !errors.As(err, &te) || te.Kind != translate.KindInvalidInput || te.Engine != "vendor" ||
+		!strings.HasPrefix(te.Message, "encode request: json: unsupported value") {
+		t.Fatalf("got %#v", err)
+	}
+	if strings.Contains(te.Message, "confidentiel") {
+		t.Errorf("message quotes the text: %q", te.Message)
 	}
 }
