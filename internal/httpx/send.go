@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/fanyi-go/translate"
 )
@@ -75,4 +76,15 @@ func Decode(engine string, resp *Response, v any) error {
 			Message: Truncate("decode response: "+err.Error(), 512)}
 	}
 	return nil
+}
+
+// BodyText is the message of a vendor error whose body is not the vendor's documented error
+// JSON: the body with surrounding white space trimmed or, when that is empty, the status's
+// text ("Bad Gateway"). It quotes the body as sent: pass it to Error, which redacts secrets
+// and cuts it.
+func BodyText(resp *Response) string {
+	if s := strings.TrimSpace(string(resp.Body)); s != "" {
+		return s
+	}
+	return http.StatusText(resp.Status)
 }

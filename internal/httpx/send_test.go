@@ -153,3 +153,27 @@ func TestEncodeJSON(t *testing.T) {
 		t.Errorf("message quotes the text: %q", te.Message)
 	}
 }
+
+func TestBodyText(t *testing.T) {
+	for _, tc := range []struct {
+		status int
+		body   string
+		want   string
+	}{
+		{502, "  upstream timed out\n", "upstream timed out"},
+		{502, " \n\t", "Bad Gateway"},
+		{429, "", "Too Many Requests"},
+		{400, "<html>bad</html>", "<html>bad</html>"},
+	} {
+		if got := BodyText(&Response{Status: tc.status, Body: []byte(tc.body)}); got != tc.want {
+			t.Errorf("BodyText(%d, %q) = %q, want %q", tc.status, tc.body, got, tc.want)
+		}
+	}
+	// Through Error, as the adapters use it, a body echoing the key and text loses both.
+	const key, text = "KEY-7f3a9c-SECRET", "Le texte confidentiel du client"
+	resp := &Response{Status: 400, Body: []byte("invalid key " + key + " for '" + text + "'")}
+	if msg := Error("vendor", translate.KindInvalidInput, resp, BodyText(resp), key, text).Message; strings.Contains(msg, key) ||
+		strings.Contains(msg, "confidentiel") || !strings.HasPrefix(msg, "invalid key ") {
+		t.Errorf("Error(BodyText) = %q", msg)
+	}
+}
