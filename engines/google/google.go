@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fanyi-go/translate"
+	"github.com/fanyi-go/translate/engines/internal/langcode"
 	"github.com/fanyi-go/translate/internal/httpx"
 	"golang.org/x/text/language"
 )
@@ -358,35 +359,7 @@ func (e *Engine) SupportedPairs(ctx context.Context) ([]translate.LanguagePair, 
 	if err != nil {
 		return nil, err
 	}
-	return pairs(sources, targets), nil
-}
-
-// pairs builds every source -> target pair (source != target) and Und -> target.
-func pairs(sources, targets []string) []translate.LanguagePair {
-	tags := func(codes []string) []language.Tag {
-		seen := make(map[language.Tag]bool, len(codes))
-		var out []language.Tag
-		for _, c := range codes {
-			t, err := language.Parse(c)
-			if err != nil || t == language.Und || seen[t] {
-				continue
-			}
-			seen[t] = true
-			out = append(out, t)
-		}
-		return out
-	}
-	src, tgt := tags(sources), tags(targets)
-	out := make([]translate.LanguagePair, 0, len(tgt)*(len(src)+1))
-	for _, t := range tgt {
-		out = append(out, translate.LanguagePair{Source: language.Und, Target: t})
-		for _, s := range src {
-			if s != t {
-				out = append(out, translate.LanguagePair{Source: s, Target: t})
-			}
-		}
-	}
-	return out
+	return langcode.Pairs(sources, targets), nil
 }
 
 // do sends one request and returns its response when the status is 2xx, or the vendor's

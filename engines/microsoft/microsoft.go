@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fanyi-go/translate"
+	"github.com/fanyi-go/translate/engines/internal/langcode"
 	"github.com/fanyi-go/translate/fidelity"
 	"github.com/fanyi-go/translate/internal/httpx"
 	"golang.org/x/text/language"
@@ -349,26 +350,11 @@ func (e *Engine) SupportedPairs(ctx context.Context) ([]translate.LanguagePair, 
 	if err := httpx.Decode(e.name, resp, &l); err != nil {
 		return nil, err
 	}
-	seen := make(map[language.Tag]bool, len(l.Translation))
-	var tags []language.Tag
+	codes := make([]string, 0, len(l.Translation))
 	for code := range l.Translation {
-		t, err := language.Parse(code)
-		if err != nil || t == language.Und || seen[t] {
-			continue
-		}
-		seen[t] = true
-		tags = append(tags, t)
+		codes = append(codes, code)
 	}
-	out := make([]translate.LanguagePair, 0, len(tags)*len(tags))
-	for _, t := range tags {
-		out = append(out, translate.LanguagePair{Source: language.Und, Target: t})
-		for _, s := range tags {
-			if s != t {
-				out = append(out, translate.LanguagePair{Source: s, Target: t})
-			}
-		}
-	}
-	return out, nil
+	return langcode.Pairs(codes, codes), nil
 }
 
 // do sends one request and returns its response when the status is 2xx, or the vendor's
