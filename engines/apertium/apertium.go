@@ -329,12 +329,10 @@ func (e *Engine) translateOne(ctx context.Context, c apyCall, text string) (stri
 		"markUnknown": {"no"},
 		"format":      {c.format},
 	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, e.base+"/translate", strings.NewReader(form.Encode()))
+	hreq, err := httpx.NewRequest(ctx, http.MethodPost, e.base+"/translate", []byte(form.Encode()), "application/x-www-form-urlencoded")
 	if err != nil {
 		return "", e.errorf(translate.KindInvalidInput, "building request: %v", err)
 	}
-	hreq.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	hreq.Header.Set("Accept", "application/json")
 	secrets := append(e.secrets[:len(e.secrets):len(e.secrets)], text)
 	resp, err := httpx.Do(e.hc, e.name, hreq, secrets...)
 	if err != nil {
@@ -357,11 +355,10 @@ func (e *Engine) translateOne(ctx context.Context, c apyCall, text string) (stri
 // package cannot address (a variant it does not know) are left out. Variant targets are
 // reported with their own tags (spa-eng_US as es -> en-US).
 func (e *Engine) SupportedPairs(ctx context.Context) ([]translate.LanguagePair, error) {
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, e.base+"/listPairs", nil)
+	hreq, err := httpx.NewRequest(ctx, http.MethodGet, e.base+"/listPairs", nil, "")
 	if err != nil {
 		return nil, e.errorf(translate.KindInvalidInput, "building request: %v", err)
 	}
-	hreq.Header.Set("Accept", "application/json")
 	resp, err := httpx.Do(e.hc, e.name, hreq, e.secrets...)
 	if err != nil {
 		return nil, err

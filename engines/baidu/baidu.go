@@ -394,12 +394,10 @@ func (e *Engine) sendSigned(ctx context.Context, lines []string, from, to, secre
 		"salt":  {salt},
 		"sign":  {sign},
 	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, e.endpoint, strings.NewReader(form.Encode()))
+	hreq, err := httpx.NewRequest(ctx, http.MethodPost, e.endpoint, []byte(form.Encode()), "application/x-www-form-urlencoded")
 	if err != nil {
 		return nil, "", e.errorf(translate.KindInvalidInput, "building request: %v", err)
 	}
-	hreq.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	hreq.Header.Set("Accept", "application/json")
 	secrets := append([]string{secret, e.appID, sign, q}, lines...)
 	resp, err := httpx.Do(e.hc, e.name, hreq, secrets...)
 	if err != nil {

@@ -84,7 +84,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -437,31 +436,20 @@ func (e *Engine) send(ctx context.Context, body *translateBody) (*translateRespo
 // WithKeyFunc once and, if it changed, repeats the request.
 func (e *Engine) do(ctx context.Context, method, u string, body []byte, texts []string) (*httpx.Response, error) {
 	return httpx.WithKey(ctx, e.key, e.name, func(key string) (*httpx.Response, error) {
-		var rd io.Reader
-		if body != nil {
-			rd = bytes.NewReader(body)
-		}
-		hreq, err := http.NewRequestWithContext(ctx, method, u, rd)
+		hreq, err := httpx.NewRequest(ctx, method, u, body, "application/json")
 		if err != nil {
 			return nil, e.errorf(translate.KindInvalidInput, "building request: %v", err)
 		}
-		if body != nil {
-			hreq.Header.Set("Content-Type", "application/json")
-		}
 		hreq.Header.Set("Authorization", "DeepL-Auth-Key "+key)
-		hreq.Header.Set("Accept", "application/json")
 		hreq.Header.Set("User-Agent", "fanyi-go-translate/deepl")
-		secrets := append([]string{key}, texts...)
-		resp, err := httpx.Do(e.hc, e.name, hreq, secrets...)
-		if err != nil {
-			return nil, err
-		}
-		if resp.Status/100 != 2 {
-			msg := errorMessage(resp)
-			return nil, httpx.Error(e.name, statusKind(resp.Status, msg), resp, msg, secrets...)
-		}
-		return resp, nil
+		return httpx.Send(e.hc, e.name, hreq, classify, append([]string{key}, texts...)...)
 	})
+}
+
+// classify turns a non-2xx answer into a *translate.Error by DeepL's status and message.
+func classify(engine string, resp *httpx.Response, secrets ...string) *translate.Error {
+	msg := errorMessage(resp)
+	return httpx.Error(engine, statusKind(resp.Status, msg), resp, msg, secrets...)
 }
 
 // errorMessage extracts DeepL's {"message", "detail"} error, or the raw body.
@@ -476,10 +464,7 @@ func errorMessage(resp *httpx.Response) string {
 		}
 		return eb.Message
 	}
-	if s := strings.TrimSpace(string(resp.Body)); s != "" {
-		return s
-	}
-	return http.StatusText(resp.Status)
+	return httpx.BodyText(resp)
 }
 
 // statusKind maps DeepL's documented statuses to Kinds.

@@ -1,10 +1,7 @@
 package google
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -12,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fanyi-go/translate"
+	"github.com/fanyi-go/translate/engines/internal/langcode"
 	"github.com/fanyi-go/translate/internal/httpx"
 	"golang.org/x/text/language"
 )
@@ -361,35 +359,7 @@ func (e *Engine) SupportedPairs(ctx context.Context) ([]translate.LanguagePair, 
 	if err != nil {
 		return nil, err
 	}
-	return pairs(sources, targets), nil
-}
-
-// pairs builds every source -> target pair (source != target) and Und -> target.
-func pairs(sources, targets []string) []translate.LanguagePair {
-	tags := func(codes []string) []language.Tag {
-		seen := make(map[language.Tag]bool, len(codes))
-		var out []language.Tag
-		for _, c := range codes {
-			t, err := language.Parse(c)
-			if err != nil || t == language.Und || seen[t] {
-				continue
-			}
-			seen[t] = true
-			out = append(out, t)
-		}
-		return out
-	}
-	src, tgt := tags(sources), tags(targets)
-	out := make([]translate.LanguagePair, 0, len(tgt)*(len(src)+1))
-	for _, t := range tgt {
-		out = append(out, translate.LanguagePair{Source: language.Und, Target: t})
-		for _, s := range src {
-			if s != t {
-				out = append(out, translate.LanguagePair{Source: s, Target: t})
-			}
-		}
-	}
-	return out
+	return langcode.Pairs(sources, targets), nil
 }
 
 // do sends one request and returns its response when the status is 2xx, or the vendor's
@@ -397,51 +367,22 @@ func pairs(sources, targets []string) []translate.LanguagePair {
 // unauthorized answer re-reads a rotating credential once and, if it changed, repeats the
 // request.
 func (e *Engine) do(ctx context.Context, method, u string, body any, texts []string) (*httpx.Response, error) {
-	var b []byte
-	if body != nil {
-		var err error
-		if b, err = json.Marshal(body); err != nil {
-			return nil, e.errorf(translate.KindInvalidInput, "encode request: "+err.Error())
-		}
+	b, err := httpx.EncodeJSON(e.name, body)
+	if err != nil {
+		return nil, err
 	}
 	return httpx.WithKey(ctx, e.key, e.name, func(key string) (*httpx.Response, error) {
-		var rd io.Reader
-		if b != nil {
-			rd = bytes.NewReader(b)
-		}
-		hreq, err := http.NewRequestWithContext(ctx, method, u, rd)
+		hreq, err := httpx.NewRequest(ctx, method, u, b, "application/json; charset=utf-8")
 		if err != nil {
 			return nil, e.errorf(translate.KindInvalidInput, "build request: "+err.Error())
-		}
-		hreq.Header.Set("Accept", "application/json")
-		if rd != nil {
-			hreq.Header.Set("Content-Type", "application/json; charset=utf-8")
 		}
 		if e.v3 {
 			hreq.Header.Set("Authorization", "Bearer "+key)
 		} else {
 			hreq.Header.Set("X-Goog-Api-Key", key)
 		}
-		secrets := append([]string{key}, texts...)
-		resp, err := httpx.Do(e.hc, e.name, hreq, secrets...)
-		if err != nil {
-			return nil, err
-		}
-		if resp.Status < 200 || resp.Status > 299 {
-			return nil, classify(e.name, resp, secrets...)
-		}
-		return resp, nil
+		return httpx.Send(e.hc, e.name, hreq, classify, append([]string{key}, texts...)...)
 	})
-}
-
-// decode unmarshals a 2xx response body; a body that is not the documented JSON is
-// KindBadOutput.
-func (e *Engine) decode(resp *httpx.Response, v any) error {
-	if err := json.Unmarshal(resp.Body, v); err != nil {
-		return &translate.Error{Kind: translate.KindBadOutput, Engine: e.name, StatusCode: resp.Status,
-			Message: httpx.Truncate("decode response: "+err.Error(), 512)}
-	}
-	return nil
 }
 
 func (e *Engine) errorf(k translate.Kind, msg string) error {

@@ -1,7 +1,7 @@
 package google
 
 import (
-	"github.com/fanyi-go/translate"
+	"github.com/fanyi-go/translate/engines/internal/langcode"
 	"golang.org/x/text/language"
 )
 
@@ -27,38 +27,22 @@ var aliases = map[string]string{
 // otherwise the base language. A tag without a language, or a private-use one, is
 // KindUnsupported. which is "source" or "target", for the message.
 func (e *Engine) code(t language.Tag, which string) (string, error) {
-	c, ok := googleCode(t)
-	if !ok {
-		return "", &translate.Error{Kind: translate.KindUnsupported, Engine: e.name,
-			Message: "no Google language code for " + which + " " + t.String()}
+	if c, ok := googleCode(t); ok {
+		return c, nil
 	}
-	return c, nil
+	return "", langcode.Unsupported(e.name, "Google", which, t)
 }
 
 func googleCode(t language.Tag) (string, bool) {
-	b, s, r := t.Raw()
-	if b.String() == "und" || b.IsPrivateUse() {
+	base, ok := langcode.Base(t)
+	if !ok {
 		return "", false
 	}
-	base := b.String()
 	if base == "zh" {
 		if sc, _ := t.Script(); sc.String() == "Hant" {
 			return "zh-TW", true
 		}
 		return "zh-CN", true
 	}
-	if s.String() != "Zzzz" {
-		if v, ok := variants[base+"-"+s.String()]; ok {
-			return v, true
-		}
-	}
-	if r.String() != "ZZ" {
-		if v, ok := variants[base+"-"+r.String()]; ok {
-			return v, true
-		}
-	}
-	if a, ok := aliases[base]; ok {
-		return a, true
-	}
-	return base, true
+	return langcode.Lookup(t, base, variants, aliases), true
 }

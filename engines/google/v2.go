@@ -3,6 +3,8 @@ package google
 import (
 	"context"
 	"net/http"
+
+	"github.com/fanyi-go/translate/internal/httpx"
 )
 
 // v2Request is the TranslateTextRequest of the v2 discovery document.
@@ -44,7 +46,7 @@ func (e *Engine) translateV2(ctx context.Context, texts []string, c call) ([]str
 		return nil, "", err
 	}
 	var r v2Response
-	if err := e.decode(resp, &r); err != nil {
+	if err := httpx.Decode(e.name, resp, &r); err != nil {
 		return nil, "", err
 	}
 	out := make([]string, len(r.Data.Translations))
@@ -66,7 +68,7 @@ func (e *Engine) languagesV2(ctx context.Context) (sources, targets []string, er
 		return nil, nil, err
 	}
 	var r v2Languages
-	if err := e.decode(resp, &r); err != nil {
+	if err := httpx.Decode(e.name, resp, &r); err != nil {
 		return nil, nil, err
 	}
 	codes := make([]string, 0, len(r.Data.Languages))

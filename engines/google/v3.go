@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/fanyi-go/translate"
+	"github.com/fanyi-go/translate/internal/httpx"
 )
 
 // resourceSet is a set of glossary resources, bounded by WithGlossaries' map. Safe for
@@ -103,7 +104,7 @@ func (e *Engine) postV3(ctx context.Context, texts []string, c call) ([]string, 
 		return nil, "", err
 	}
 	var r v3Response
-	if err := e.decode(resp, &r); err != nil {
+	if err := httpx.Decode(e.name, resp, &r); err != nil {
 		return nil, "", err
 	}
 	ts := r.Translations
@@ -128,7 +129,7 @@ func (e *Engine) languagesV3(ctx context.Context) (sources, targets []string, er
 		return nil, nil, err
 	}
 	var r v3Languages
-	if err := e.decode(resp, &r); err != nil {
+	if err := httpx.Decode(e.name, resp, &r); err != nil {
 		return nil, nil, err
 	}
 	for _, l := range r.Languages {

@@ -42,7 +42,6 @@
 package libretranslate
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -281,12 +280,11 @@ func (e *Engine) send(ctx context.Context, texts []string, src, tgt, format stri
 		if err != nil {
 			return nil, e.errorf(translate.KindInvalidInput, "encoding request: %v", err)
 		}
-		hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, e.base+"/translate", bytes.NewReader(b))
+		hreq, err := httpx.NewRequest(ctx, http.MethodPost, e.base+"/translate", b, "application/json")
 		if err != nil {
 			return nil, e.errorf(translate.KindInvalidInput, "building request: %v", err)
 		}
-		hreq.Header.Set("Content-Type", "application/json")
-		return e.do(hreq, append([]string{key}, texts...))
+		return httpx.Send(e.hc, e.name, hreq, classify, append([]string{key}, texts...)...)
 	})
 	if err != nil {
 		return nil, "", err
@@ -339,19 +337,11 @@ func firstDetected(raw json.RawMessage) string {
 	return ""
 }
 
-// do sends a request and turns a non-2xx answer into a *translate.Error that quotes none of
-// secrets (the key and the texts).
-func (e *Engine) do(hreq *http.Request, secrets []string) (*httpx.Response, error) {
-	hreq.Header.Set("Accept", "application/json")
-	resp, err := httpx.Do(e.hc, e.name, hreq, secrets...)
-	if err != nil {
-		return nil, err
-	}
-	if resp.Status/100 != 2 {
-		msg := errorMessage(resp)
-		return nil, httpx.Error(e.name, statusKind(resp.Status, msg), resp, msg, secrets...)
-	}
-	return resp, nil
+// classify turns a non-2xx answer into a *translate.Error by LibreTranslate's status and
+// message.
+func classify(engine string, resp *httpx.Response, secrets ...string) *translate.Error {
+	msg := errorMessage(resp)
+	return httpx.Error(engine, statusKind(resp.Status, msg), resp, msg, secrets...)
 }
 
 // errorMessage extracts LibreTranslate's {"error": "..."}, or the raw body.
@@ -362,10 +352,7 @@ func errorMessage(resp *httpx.Response) string {
 	if json.Unmarshal(resp.Body, &eb) == nil && eb.Error != "" {
 		return eb.Error
 	}
-	if s := strings.TrimSpace(string(resp.Body)); s != "" {
-		return s
-	}
-	return http.StatusText(resp.Status)
+	return httpx.BodyText(resp)
 }
 
 // statusKind maps LibreTranslate's statuses (and, for 400, its messages) to Kinds.
@@ -448,11 +435,11 @@ func parseCode(code string) language.Tag {
 // would not send the same way is left out; a base tag (zh for zh-Hans) is added where it
 // maps to a listed code. Safe for concurrent use.
 func (e *Engine) SupportedPairs(ctx context.Context) ([]translate.LanguagePair, error) {
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, e.base+"/languages", nil)
+	hreq, err := httpx.NewRequest(ctx, http.MethodGet, e.base+"/languages", nil, "")
 	if err != nil {
 		return nil, e.errorf(translate.KindInvalidInput, "building request: %v", err)
 	}
-	resp, err := e.do(hreq, nil)
+	resp, err := httpx.Send(e.hc, e.name, hreq, classify)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,7 @@
 package microsoft
 
 import (
-	"github.com/fanyi-go/translate"
+	"github.com/fanyi-go/translate/engines/internal/langcode"
 	"golang.org/x/text/language"
 )
 
@@ -31,20 +31,17 @@ var aliases = map[string]string{
 // code maps t to Microsoft's language code. A tag without a language, or a private-use one,
 // is KindUnsupported. which is "source" or "target", for the message.
 func (e *Engine) code(t language.Tag, which string) (string, error) {
-	c, ok := msCode(t)
-	if !ok {
-		return "", &translate.Error{Kind: translate.KindUnsupported, Engine: e.name,
-			Message: "no Microsoft language code for " + which + " " + t.String()}
+	if c, ok := msCode(t); ok {
+		return c, nil
 	}
-	return c, nil
+	return "", langcode.Unsupported(e.name, "Microsoft", which, t)
 }
 
 func msCode(t language.Tag) (string, bool) {
-	b, _, r := t.Raw()
-	if b.String() == "und" || b.IsPrivateUse() {
+	base, ok := langcode.Base(t)
+	if !ok {
 		return "", false
 	}
-	base := b.String()
 	if codes, ok := scripts[base]; ok {
 		sc, _ := t.Script()
 		for _, c := range codes {
@@ -54,13 +51,5 @@ func msCode(t language.Tag) (string, bool) {
 		}
 		return codes[0], true
 	}
-	if r.String() != "ZZ" {
-		if v, ok := variants[base+"-"+r.String()]; ok {
-			return v, true
-		}
-	}
-	if a, ok := aliases[base]; ok {
-		return a, true
-	}
-	return base, true
+	return langcode.Lookup(t, base, variants, aliases), true
 }

@@ -1,10 +1,8 @@
 package microsoft
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -14,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fanyi-go/translate"
+	"github.com/fanyi-go/translate/engines/internal/langcode"
 	"github.com/fanyi-go/translate/fidelity"
 	"github.com/fanyi-go/translate/internal/httpx"
 	"golang.org/x/text/language"
@@ -252,7 +251,7 @@ func (e *Engine) Translate(ctx context.Context, req *translate.EngineRequest) (*
 			return nil, err
 		}
 		var out []translatedItem
-		if err := e.decode(resp, &out); err != nil {
+		if err := httpx.Decode(e.name, resp, &out); err != nil {
 			return nil, err
 		}
 		if err := e.fill(res, len(req.Texts), b, out); err != nil {
@@ -348,29 +347,14 @@ func (e *Engine) SupportedPairs(ctx context.Context) ([]translate.LanguagePair, 
 		return nil, err
 	}
 	var l languages
-	if err := e.decode(resp, &l); err != nil {
+	if err := httpx.Decode(e.name, resp, &l); err != nil {
 		return nil, err
 	}
-	seen := make(map[language.Tag]bool, len(l.Translation))
-	var tags []language.Tag
+	codes := make([]string, 0, len(l.Translation))
 	for code := range l.Translation {
-		t, err := language.Parse(code)
-		if err != nil || t == language.Und || seen[t] {
-			continue
-		}
-		seen[t] = true
-		tags = append(tags, t)
+		codes = append(codes, code)
 	}
-	out := make([]translate.LanguagePair, 0, len(tags)*len(tags))
-	for _, t := range tags {
-		out = append(out, translate.LanguagePair{Source: language.Und, Target: t})
-		for _, s := range tags {
-			if s != t {
-				out = append(out, translate.LanguagePair{Source: s, Target: t})
-			}
-		}
-	}
-	return out, nil
+	return langcode.Pairs(codes, codes), nil
 }
 
 // do sends one request and returns its response when the status is 2xx, or the vendor's
@@ -378,25 +362,14 @@ func (e *Engine) SupportedPairs(ctx context.Context) ([]translate.LanguagePair, 
 // unauthorized answer re-reads a key from WithKeyFunc once and, if it changed, repeats the
 // request.
 func (e *Engine) do(ctx context.Context, method, u string, body any, trace string, texts []string) (*httpx.Response, error) {
-	var b []byte
-	if body != nil {
-		var err error
-		if b, err = json.Marshal(body); err != nil {
-			return nil, e.errorf(translate.KindInvalidInput, "encode request: "+err.Error())
-		}
+	b, err := httpx.EncodeJSON(e.name, body)
+	if err != nil {
+		return nil, err
 	}
 	return httpx.WithKey(ctx, e.key, e.name, func(key string) (*httpx.Response, error) {
-		var rd io.Reader
-		if b != nil {
-			rd = bytes.NewReader(b)
-		}
-		hreq, err := http.NewRequestWithContext(ctx, method, u, rd)
+		hreq, err := httpx.NewRequest(ctx, method, u, b, "application/json; charset=UTF-8")
 		if err != nil {
 			return nil, e.errorf(translate.KindInvalidInput, "build request: "+err.Error())
-		}
-		hreq.Header.Set("Accept", "application/json")
-		if rd != nil {
-			hreq.Header.Set("Content-Type", "application/json; charset=UTF-8")
 		}
 		hreq.Header.Set("Ocp-Apim-Subscription-Key", key)
 		if e.region != "" {
@@ -405,26 +378,8 @@ func (e *Engine) do(ctx context.Context, method, u string, body any, trace strin
 		if trace != "" {
 			hreq.Header.Set("X-ClientTraceId", trace)
 		}
-		secrets := append([]string{key}, texts...)
-		resp, err := httpx.Do(e.hc, e.name, hreq, secrets...)
-		if err != nil {
-			return nil, err
-		}
-		if resp.Status < 200 || resp.Status > 299 {
-			return nil, classify(e.name, resp, secrets...)
-		}
-		return resp, nil
+		return httpx.Send(e.hc, e.name, hreq, classify, append([]string{key}, texts...)...)
 	})
-}
-
-// decode unmarshals a 2xx response body; a body that is not the documented JSON is
-// KindBadOutput.
-func (e *Engine) decode(resp *httpx.Response, v any) error {
-	if err := json.Unmarshal(resp.Body, v); err != nil {
-		return &translate.Error{Kind: translate.KindBadOutput, Engine: e.name, StatusCode: resp.Status,
-			Message: httpx.Truncate("decode response: "+err.Error(), 512)}
-	}
-	return nil
 }
 
 func (e *Engine) errorf(k translate.Kind, msg string) error {

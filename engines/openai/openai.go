@@ -451,25 +451,20 @@ func joinNonEmpty(parts ...string) string {
 // request.
 func (e *Engine) post(ctx context.Context, body []byte, secrets []string) (*httpx.Response, error) {
 	return httpx.WithKey(ctx, e.key, e.Name(), func(key string) (*httpx.Response, error) {
-		hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, e.endpoint, bytes.NewReader(body))
+		hreq, err := httpx.NewRequest(ctx, http.MethodPost, e.endpoint, body, "application/json")
 		if err != nil {
 			return nil, e.errorf(translate.KindInvalidInput, "building request: %v", err)
 		}
-		hreq.Header.Set("Content-Type", "application/json")
-		hreq.Header.Set("Accept", "application/json")
 		if key != "" {
 			hreq.Header.Set("Authorization", "Bearer "+key)
 		}
-		secrets := append([]string{key}, secrets...)
-		resp, err := httpx.Do(e.hc, e.Name(), hreq, secrets...)
-		if err != nil {
-			return nil, err
-		}
-		if resp.Status < 200 || resp.Status > 299 {
-			return nil, e.vendorError(resp, secrets...)
-		}
-		return resp, nil
+		return httpx.Send(e.hc, e.Name(), hreq, e.classify, append([]string{key}, secrets...)...)
 	})
+}
+
+// classify is vendorError as an httpx.Classify (engine is e.Name()).
+func (e *Engine) classify(_ string, resp *httpx.Response, secrets ...string) *translate.Error {
+	return e.vendorError(resp, secrets...)
 }
 
 // statusError classifies a non-2xx answer; its message never quotes the API key.
@@ -477,7 +472,7 @@ func (e *Engine) statusError(resp *httpx.Response) error { return e.vendorError(
 
 // vendorError classifies a non-2xx answer; its message quotes none of secrets (the key and
 // the request's texts).
-func (e *Engine) vendorError(resp *httpx.Response, secrets ...string) error {
+func (e *Engine) vendorError(resp *httpx.Response, secrets ...string) *translate.Error {
 	msg, typ, code := parseError(resp.Body)
 	kind := httpx.StatusKind(resp.Status)
 	switch resp.Status {

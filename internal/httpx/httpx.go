@@ -2,7 +2,8 @@
 // timeouts, a redirect policy that never carries credentials or text to another host,
 // bounded response reads, transport errors classified into translate Kinds, clamped
 // Retry-After parsing, status-to-Kind defaults, redaction of credentials and customer text
-// from every message, and rotating keys.
+// from every message, rotating keys, and the steps of a JSON call (EncodeJSON, NewRequest,
+// Send with the vendor's Classify for a non-2xx answer, Decode).
 //
 // A vendor is untrusted: it may redirect anywhere, echo the request and the key in its
 // error messages, send an endless body or absurd headers. Everything here assumes so.
