@@ -14,6 +14,7 @@
 package drill
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -95,46 +96,42 @@ type Config struct {
 	Budget float64
 }
 
+// withDefaults returns c with its zero fields set to their defaults, or an error naming
+// the first field out of range.
 func (c Config) withDefaults() (Config, error) {
-	if c.Rate == 0 {
-		c.Rate = 200
-	}
-	if c.Duration == 0 {
-		c.Duration = 20 * time.Second
-	}
-	if c.At == 0 {
-		c.At = c.Duration / 4
-	}
-	if c.Seed == 0 {
-		c.Seed = 1
-	}
-	if c.LatencyScale == 0 {
-		c.LatencyScale = 1
-	}
-	if c.Timeout == 0 {
-		c.Timeout = time.Second
-	}
-	if c.Deadline == 0 {
-		c.Deadline = 3 * time.Second
-	}
+	c.Rate = cmp.Or(c.Rate, 200)
+	c.Duration = cmp.Or(c.Duration, 20*time.Second)
+	c.At = cmp.Or(c.At, c.Duration/4)
+	c.Seed = cmp.Or(c.Seed, 1)
+	c.LatencyScale = cmp.Or(c.LatencyScale, 1)
+	c.Timeout = cmp.Or(c.Timeout, time.Second)
+	c.Deadline = cmp.Or(c.Deadline, 3*time.Second)
+	return c, c.validate()
+}
+
+// validate returns an error naming the first field of c out of range.
+func (c Config) validate() error {
 	switch {
 	case c.Scenario < KillTop || c.Scenario > ServerErrors:
-		return c, fmt.Errorf("drill: unknown scenario %d (want 1 to 4)", int(c.Scenario))
-	case c.Rate < 0 || math.IsNaN(c.Rate) || math.IsInf(c.Rate, 0):
-		return c, errors.New("drill: Rate must be positive")
+		return fmt.Errorf("drill: unknown scenario %d (want 1 to 4)", int(c.Scenario))
+	case negativeOrNaN(c.Rate) || math.IsInf(c.Rate, 0):
+		return errors.New("drill: Rate must be positive")
 	case c.Duration < 0:
-		return c, errors.New("drill: Duration must be positive")
+		return errors.New("drill: Duration must be positive")
 	case c.At < 0 || c.At >= c.Duration:
-		return c, errors.New("drill: At must be within the run")
-	case c.LatencyScale < 0 || math.IsNaN(c.LatencyScale):
-		return c, errors.New("drill: LatencyScale must be positive")
+		return errors.New("drill: At must be within the run")
+	case negativeOrNaN(c.LatencyScale):
+		return errors.New("drill: LatencyScale must be positive")
 	case c.Timeout < 0 || c.Deadline < 0 || c.Cooldown < 0:
-		return c, errors.New("drill: Timeout, Deadline and Cooldown must be positive")
-	case c.Budget < 0 || math.IsNaN(c.Budget):
-		return c, errors.New("drill: Budget must not be negative")
+		return errors.New("drill: Timeout, Deadline and Cooldown must be positive")
+	case negativeOrNaN(c.Budget):
+		return errors.New("drill: Budget must not be negative")
 	}
-	return c, nil
+	return nil
 }
+
+// negativeOrNaN reports whether f cannot be a rate, a scale or a budget.
+func negativeOrNaN(f float64) bool { return f < 0 || math.IsNaN(f) }
 
 // EngineInfo describes one simulated engine.
 type EngineInfo struct {
