@@ -2,6 +2,9 @@ package main
 
 import (
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/fanyi-go/translate/examples/drill/drill"
 )
@@ -32,6 +35,26 @@ func TestChartPath(t *testing.T) {
 	} {
 		if got := chartPath(tc.out, drill.QuotaOut, tc.many); got != tc.want {
 			t.Errorf("chartPath(%q, 3, %v) = %q, want %q", tc.out, tc.many, got, tc.want)
+		}
+	}
+}
+
+func TestParseFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want flags
+	}{
+		{nil, flags{scenarios: drill.Scenarios, rate: 200, duration: 20 * time.Second, seed: 1}},
+		{[]string{"-scenario", "2", "-rate", "300", "-duration", "30s", "-at", "10s", "-out", "slow.svg", "-seed", "7", "-budget", "0.5"},
+			flags{scenarios: []drill.Scenario{drill.SlowEngine}, rate: 300, duration: 30 * time.Second, at: 10 * time.Second,
+				out: "slow.svg", seed: 7, budget: 0.5}},
+	} {
+		got, code := parseFlags(tc.args)
+		if code != 0 {
+			t.Errorf("parseFlags(%q) exit code %d", tc.args, code)
+		}
+		if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(flags{})); diff != "" {
+			t.Errorf("parseFlags(%q) (-want +got):\n%s", tc.args, diff)
 		}
 	}
 }

@@ -51,13 +51,17 @@ func builtSummary(t *testing.T, engines []realEngine) []built {
 
 const secret = "sk-very-secret-value"
 
-func TestRealEngines(t *testing.T) {
-	tests := []struct {
-		name         string
-		getenv       func(string) string
-		want         []built
-		wantWarnings []string // substrings, one per warning, in order
-	}{
+// realEnginesCase is an environment and what realEngines builds from it.
+type realEnginesCase struct {
+	name         string
+	getenv       func(string) string
+	want         []built
+	wantWarnings []string // substrings, one per warning, in order
+}
+
+// realEnginesCases are the environments of TestRealEngines.
+func realEnginesCases() []realEnginesCase {
+	return []realEnginesCase{
 		{name: "nothing set", getenv: env()},
 		{
 			name: "everything set",
@@ -100,7 +104,10 @@ func TestRealEngines(t *testing.T) {
 			wantWarnings: []string{"LIBRETRANSLATE_URL", "APERTIUM_URL"},
 		},
 	}
-	for _, tt := range tests {
+}
+
+func TestRealEngines(t *testing.T) {
+	for _, tt := range realEnginesCases() {
 		t.Run(tt.name, func(t *testing.T) {
 			engines, warnings, cleanup := realEngines(context.Background(), tt.getenv)
 			defer cleanup()

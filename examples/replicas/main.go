@@ -102,22 +102,11 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	var pauser scenario.Pauser
-	if u := os.Getenv("REDIS_URL"); u != "" && cfg.FlushAt > 0 {
-		return errors.New("-scenario zipf-flushall runs FLUSHALL: it runs only on the redis-server it starts itself, not on REDIS_URL")
-	} else if u != "" {
-		cfg.RedisURL, pauser = u, clientPause{u, cfg.PauseFor}
-	} else {
-		srv, err := redistest.Start()
-		if errors.Is(err, redistest.ErrMissing) {
-			return fmt.Errorf("%w; or set REDIS_URL to a Redis this example may use", err)
-		}
-		if err != nil {
-			return err
-		}
-		defer srv.Stop()
-		cfg.RedisURL, pauser = "redis://"+srv.Addr, srv
+	pauser, stop, err := useRedis(&cfg)
+	if err != nil {
+		return err
 	}
+	defer stop()
 	dir, err := os.MkdirTemp("", "replicas-")
 	if err != nil {
 		return err
@@ -135,6 +124,36 @@ func run() error {
 	rep.Table(os.Stdout)
 	fmt.Println()
 	vs := rep.Verdicts()
+	printVerdicts(vs)
+	fmt.Print(howToShare)
+	if !scenario.OK(vs) {
+		return errors.New("a verdict failed")
+	}
+	return nil
+}
+
+// useRedis points cfg at the Redis of REDIS_URL, paused with CLIENT PAUSE, or else at a
+// redis-server it starts, paused by stopping it. stop stops what it started.
+func useRedis(cfg *scenario.Config) (pauser scenario.Pauser, stop func(), err error) {
+	if u := os.Getenv("REDIS_URL"); u != "" && cfg.FlushAt > 0 {
+		return nil, nil, errors.New("-scenario zipf-flushall runs FLUSHALL: it runs only on the redis-server it starts itself, not on REDIS_URL")
+	} else if u != "" {
+		cfg.RedisURL = u
+		return clientPause{u, cfg.PauseFor}, func() {}, nil
+	}
+	srv, err := redistest.Start()
+	if errors.Is(err, redistest.ErrMissing) {
+		return nil, nil, fmt.Errorf("%w; or set REDIS_URL to a Redis this example may use", err)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg.RedisURL = "redis://" + srv.Addr
+	return srv, srv.Stop, nil
+}
+
+// printVerdicts prints one line per verdict, marked ok or FAIL.
+func printVerdicts(vs []scenario.Verdict) {
 	for _, v := range vs {
 		mark := "ok  "
 		if !v.OK {
@@ -142,7 +161,11 @@ func run() error {
 		}
 		fmt.Printf("%s %s: %s\n", mark, v.Name, v.Detail)
 	}
-	fmt.Print(`
+}
+
+// howToShare ends the run: how to play it on a Redis of your own, and how real services
+// share state the same way.
+const howToShare = `
 To run this scenario against a Redis of your own (it writes keys under "replicas-example:"
 and pauses that server for 3s with CLIENT PAUSE):
 
@@ -158,9 +181,4 @@ example from REDIS_URL:
 	// away a request id another replica may have sent, rather than risk sending it twice
 	c, err := translate.New(..., translate.WithStore(st))
 	defer st.Flush(context.Background()) // on shutdown: push what was decided while Redis was away
-`)
-	if !scenario.OK(vs) {
-		return errors.New("a verdict failed")
-	}
-	return nil
-}
+`

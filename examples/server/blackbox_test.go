@@ -20,50 +20,46 @@ import (
 )
 
 // TestBinary builds the server, starts it on a free loopback port with no vendor keys, and
-// exercises every endpoint with the seed's example; then it sends SIGTERM while a request is
-// in flight and checks that the request finishes and the process exits 0.
+// exercises every endpoint with the seed's example: the answers, the metric names and a log
+// free of customer text.
 func TestBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	bin := binary(t)
-
-	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-sim-latency", "0")
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")} // no vendor keys
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	logs := &lockedBuffer{}
-	cmd.Stderr = logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-exited
-	})
-
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")} // no vendor keys
+	s := startServer(t, env, "-addr", "127.0.0.1:0", "-sim-latency", "0")
 	// The first lines say where it listens and that the engines are simulated.
-	lines := bufio.NewScanner(stdout)
-	var banner []string
-	for len(banner) < 2 && lines.Scan() {
-		banner = append(banner, lines.Text())
+	if !strings.Contains(s.banner, "SIMULATED") {
+		t.Errorf("the banner does not say the engines are simulated: %q", s.banner)
 	}
-	go io.Copy(io.Discard, stdout)
-	m := regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)`).FindStringSubmatch(strings.Join(banner, "\n"))
-	if m == nil {
-		t.Fatalf("no address in the banner %q; log:\n%s", banner, logs)
+	checkTranslate(t, s.base)
+	checkBatch(t, s.base)
+	for _, path := range []string{"/v1/engines", "/healthz", "/readyz"} {
+		resp, err := http.Get(s.base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := decodeAnswer(t, resp)
+		resp.Body.Close()
+		if a.status != 200 || a.code() != 0 {
+			t.Errorf("GET %s: %d %v", path, a.status, a.body)
+		}
 	}
-	base := m[1]
-	if !strings.Contains(strings.Join(banner, "\n"), "SIMULATED") {
-		t.Errorf("the banner does not say the engines are simulated: %q", banner)
+	checkMetricNames(t, scrape(t, s.base))
+	// Customer text never reaches the log.
+	if strings.Contains(s.logs.String(), "rains") || strings.Contains(s.logs.String(), "casa") {
+		t.Errorf("the log holds customer text:\n%s", s.logs)
 	}
+}
 
-	body := `{"text":"` + seedText + `","source_lang":"en","target_lang":"zh"}`
-	a := post(t, base+"/v1/translate", "application/json", body)
+// seedBody is the seed's example request.
+const seedBody = `{"text":"` + seedText + `","source_lang":"en","target_lang":"zh"}`
+
+// checkTranslate: POST /v1/translate answers the seed's example with every field of the
+// data, and refuses an empty text with invalid_input.
+func checkTranslate(t *testing.T, base string) {
+	t.Helper()
+	a := post(t, base+"/v1/translate", "application/json", seedBody)
 	data, _ := a.body["data"].(map[string]any)
 	if a.status != 200 || a.code() != 0 || data["translated_text"] != "下着倾盆大雨。" || !strings.HasPrefix(data["engine"].(string), "sim-") {
 		t.Fatalf("POST /v1/translate: %d %v", a.status, a.body)
@@ -79,7 +75,12 @@ func TestBinary(t *testing.T) {
 	if a := post(t, base+"/v1/translate", "application/json", `{"text":"","target_lang":"zh"}`); a.status != 400 || a.code() != codeInvalidInput {
 		t.Errorf("empty text: %d %v", a.status, a.body)
 	}
-	b := post(t, base+"/v1/translate/batch", "application/json", `{"requests":[`+body+`,{"text":"The house is red.","source_lang":"en","target_lang":"es"}]}`)
+}
+
+// checkBatch: POST /v1/translate/batch answers each item.
+func checkBatch(t *testing.T, base string) {
+	t.Helper()
+	b := post(t, base+"/v1/translate/batch", "application/json", `{"requests":[`+seedBody+`,{"text":"The house is red.","source_lang":"en","target_lang":"es"}]}`)
 	results, _ := b.body["data"].(map[string]any)["results"].([]any)
 	if b.status != 200 || len(results) != 2 {
 		t.Fatalf("POST /v1/translate/batch: %d %v", b.status, b.body)
@@ -87,21 +88,12 @@ func TestBinary(t *testing.T) {
 	if got := results[1].(map[string]any)["data"].(map[string]any)["translated_text"]; got != "La casa es roja." {
 		t.Errorf("batch item 2: %v", got)
 	}
+}
 
-	for _, path := range []string{"/v1/engines", "/healthz", "/readyz"} {
-		resp, err := http.Get(base + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a := decodeAnswer(t, resp)
-		resp.Body.Close()
-		if a.status != 200 || a.code() != 0 {
-			t.Errorf("GET %s: %d %v", path, a.status, a.body)
-		}
-	}
-
-	// The metric names the alerting rules in ops/ use.
-	metrics := scrape(t, base)
+// checkMetricNames: /metrics has the metric names the alerting rules in ops/ use, with
+// their labels, and no quota series for engines without a quota.
+func checkMetricNames(t *testing.T, metrics string) {
+	t.Helper()
 	for _, name := range []string{
 		"translate_requests_total", "translate_attempts_total", "translate_request_duration_seconds_bucket",
 		"translate_attempt_duration_seconds_bucket", "translate_cache_lookups_total", "translate_cost_total",
@@ -117,10 +109,68 @@ func TestBinary(t *testing.T) {
 	if !strings.Contains(metrics, `translate_attempts_total{engine="sim-`) || !strings.Contains(metrics, `outcome="ok"`) {
 		t.Errorf("translate_attempts_total lacks its engine and outcome labels")
 	}
+}
 
-	// Customer text never reaches the log.
-	if strings.Contains(logs.String(), "rains") || strings.Contains(logs.String(), "casa") {
-		t.Errorf("the log holds customer text:\n%s", logs)
+// server is the server binary running under a test.
+type server struct {
+	cmd    *exec.Cmd
+	base   string        // http://127.0.0.1:port
+	banner string        // its first two lines
+	logs   *lockedBuffer // its stderr
+	exited chan error    // cmd.Wait's result; whoever receives it sends it back
+}
+
+// startServer starts the binary with args in env, reads the address from its banner, and
+// kills it when the test ends.
+func startServer(t *testing.T, env []string, args ...string) *server {
+	t.Helper()
+	cmd := exec.Command(binary(t), args...)
+	cmd.Env = env
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &server{cmd: cmd, logs: &lockedBuffer{}, exited: make(chan error, 1)}
+	cmd.Stderr = s.logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { s.exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-s.exited
+	})
+	sc := bufio.NewScanner(stdout)
+	var banner []string
+	for len(banner) < 2 && sc.Scan() {
+		banner = append(banner, sc.Text())
+	}
+	go io.Copy(io.Discard, stdout)
+	s.banner = strings.Join(banner, "\n")
+	m := regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)`).FindStringSubmatch(s.banner)
+	if m == nil {
+		t.Fatalf("no address in the banner %q; log:\n%s", s.banner, s.logs)
+	}
+	s.base = m[1]
+	return s
+}
+
+// signal sends the server a SIGTERM.
+func (s *server) signal(t *testing.T) {
+	t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// terminate sends a SIGTERM and checks that the server exits 0.
+func (s *server) terminate(t *testing.T) {
+	t.Helper()
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	err := <-s.exited
+	s.exited <- err // for the cleanup
+	if err != nil {
+		t.Errorf("exit after SIGTERM: %v\n%s", err, s.logs)
 	}
 }
 
@@ -132,34 +182,33 @@ func TestGracefulShutdown(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	bin := binary(t)
 	// Every simulated engine takes 2s: the request is surely in flight when the signal
 	// arrives, whatever the machine's load.
-	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-sim-latency", "2s")
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
-	stdout, _ := cmd.StdoutPipe()
-	logs := &lockedBuffer{}
-	cmd.Stderr = logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	s := startServer(t, []string{"PATH=" + os.Getenv("PATH")}, "-addr", "127.0.0.1:0", "-sim-latency", "2s")
+	answered := postAsync(s.base+"/v1/translate", `{"text":"`+seedText+`","target_lang":"zh"}`)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	waitInFlight(ctx, t, s.base)
+	s.signal(t)
+	waitNotReady(ctx, t, s.base, s.logs)
+	// Still served during the drain: a load balancer may send a few before it notices.
+	late := post(t, s.base+"/v1/translate", "application/json", `{"text":"The house is red.","source_lang":"en","target_lang":"es"}`)
+	if late.status != 200 || late.code() != 0 {
+		t.Errorf("a request sent during the drain got %d %v", late.status, late.body)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-exited
-	})
-	sc := bufio.NewScanner(stdout)
-	sc.Scan()
-	go io.Copy(io.Discard, stdout)
-	m := regexp.MustCompile(`http://127\.0\.0\.1:\d+`).FindString(sc.Text())
-	if m == "" {
-		t.Fatalf("no address in %q", sc.Text())
+	a := <-answered
+	if a.status != 200 || a.code() != 0 {
+		t.Errorf("the request in flight at SIGTERM got %d %v", a.status, a.body)
 	}
+	checkStopped(ctx, t, s.exited, s.base, s.logs)
+}
 
+// postAsync posts a JSON body to url in the background; the answer arrives on the channel,
+// with status -1 when the request failed.
+func postAsync(url, body string) <-chan answer {
 	answered := make(chan answer, 1)
 	go func() {
-		resp, err := http.Post(m+"/v1/translate", "application/json", strings.NewReader(`{"text":"`+seedText+`","target_lang":"zh"}`))
+		resp, err := http.Post(url, "application/json", strings.NewReader(body))
 		if err != nil {
 			answered <- answer{status: -1, body: map[string]any{"error": err.Error()}}
 			return
@@ -171,31 +220,20 @@ func TestGracefulShutdown(t *testing.T) {
 		}
 		answered <- a
 	}()
-	// Wait until the server counts the request in flight.
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	return answered
+}
+
+// waitInFlight polls /metrics until the server counts a /v1/translate request in flight.
+func waitInFlight(ctx context.Context, t *testing.T, base string) {
+	t.Helper()
 	inFlight := regexp.MustCompile(`(?m)^translate_server_http_in_flight\{[^}]*route="/v1/translate"[^}]*\} 1$`)
-	for !inFlight.MatchString(scrape(t, m)) {
+	for !inFlight.MatchString(scrape(t, base)) {
 		select {
 		case <-ctx.Done():
 			t.Fatal("the request never showed as in flight")
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	waitNotReady(ctx, t, m, logs)
-	// Still served during the drain: a load balancer may send a few before it notices.
-	late := post(t, m+"/v1/translate", "application/json", `{"text":"The house is red.","source_lang":"en","target_lang":"es"}`)
-	if late.status != 200 || late.code() != 0 {
-		t.Errorf("a request sent during the drain got %d %v", late.status, late.body)
-	}
-	a := <-answered
-	if a.status != 200 || a.code() != 0 {
-		t.Errorf("the request in flight at SIGTERM got %d %v", a.status, a.body)
-	}
-	checkStopped(ctx, t, exited, m, logs)
 }
 
 // TestSecondSignalEndsDrain: with a drain of 10 minutes, a second SIGTERM after /readyz
@@ -204,44 +242,20 @@ func TestSecondSignalEndsDrain(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	cmd := exec.Command(binary(t), "-addr", "127.0.0.1:0", "-drain", "10m")
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
-	stdout, _ := cmd.StdoutPipe()
-	logs := &lockedBuffer{}
-	cmd.Stderr = logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-exited
-	})
-	sc := bufio.NewScanner(stdout)
-	sc.Scan()
-	go io.Copy(io.Discard, stdout)
-	base := regexp.MustCompile(`http://127\.0\.0\.1:\d+`).FindString(sc.Text())
-	if base == "" {
-		t.Fatalf("no address in %q", sc.Text())
-	}
+	s := startServer(t, []string{"PATH=" + os.Getenv("PATH")}, "-addr", "127.0.0.1:0", "-drain", "10m")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	waitNotReady(ctx, t, base, logs)
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
+	s.signal(t)
+	waitNotReady(ctx, t, s.base, s.logs)
+	s.signal(t)
 	select {
-	case err := <-exited:
-		exited <- err // for the cleanup
-		if err != nil || !strings.Contains(logs.String(), "second signal: drain cut short") {
-			t.Errorf("exit: %v; log:\n%s", err, logs)
+	case err := <-s.exited:
+		s.exited <- err // for the cleanup
+		if err != nil || !strings.Contains(s.logs.String(), "second signal: drain cut short") {
+			t.Errorf("exit: %v; log:\n%s", err, s.logs)
 		}
 	case <-ctx.Done():
-		t.Fatalf("still running 30s after the second SIGTERM; log:\n%s", logs)
+		t.Fatalf("still running 30s after the second SIGTERM; log:\n%s", s.logs)
 	}
 }
 
@@ -351,33 +365,12 @@ func TestConfigFile(t *testing.T) {
 		t.Skip("builds and runs the binary")
 	}
 	bin := binary(t)
-	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-config", "config.example.json", "-drain", "0") // no drain: TestGracefulShutdown tests it
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
-	stdout, _ := cmd.StdoutPipe()
-	logs := &lockedBuffer{}
-	cmd.Stderr = logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	s := startServer(t, []string{"PATH=" + os.Getenv("PATH")}, "-addr", "127.0.0.1:0", "-config", "config.example.json", "-drain", "0") // no drain: TestGracefulShutdown tests it
+	defer s.terminate(t)
+	if !strings.Contains(s.banner, "engines: [sim-premium sim-standard sim-free]") {
+		t.Fatalf("banner %q", s.banner)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		if err := <-exited; err != nil {
-			t.Errorf("exit after SIGTERM: %v\n%s", err, logs)
-		}
-	}()
-	sc := bufio.NewScanner(stdout)
-	var banner []string
-	for len(banner) < 2 && sc.Scan() {
-		banner = append(banner, sc.Text())
-	}
-	go io.Copy(io.Discard, stdout)
-	base := regexp.MustCompile(`http://127\.0\.0\.1:\d+`).FindString(strings.Join(banner, "\n"))
-	if base == "" || !strings.Contains(strings.Join(banner, "\n"), "engines: [sim-premium sim-standard sim-free]") {
-		t.Fatalf("banner %q", banner)
-	}
-	a := post(t, base+"/v1/translate", "application/json", `{"text":"`+seedText+`","source_lang":"en","target_lang":"zh"}`)
+	a := post(t, s.base+"/v1/translate", "application/json", seedBody)
 	if a.code() != 0 || a.body["data"].(map[string]any)["translated_text"] != "下着倾盆大雨。" {
 		t.Errorf("translate: %v", a.body)
 	}
@@ -397,36 +390,11 @@ func TestConfigFileBundledTypes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	bin := binary(t)
 	file := filepath.Join(t.TempDir(), "bundled.json")
 	os.WriteFile(file, []byte(`{"engines":[{"name":"bundled","type":"fake","settings":{"prefix":"FAKE "}}]}`), 0o644)
-	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-config", file, "-drain", "0") // no drain: TestGracefulShutdown tests it
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
-	stdout, _ := cmd.StdoutPipe()
-	logs := &lockedBuffer{}
-	cmd.Stderr = logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		if err := <-exited; err != nil {
-			t.Errorf("exit after SIGTERM: %v\n%s", err, logs)
-		}
-	}()
-	sc := bufio.NewScanner(stdout)
-	var banner []string
-	for len(banner) < 2 && sc.Scan() {
-		banner = append(banner, sc.Text())
-	}
-	go io.Copy(io.Discard, stdout)
-	base := regexp.MustCompile(`http://127\.0\.0\.1:\d+`).FindString(strings.Join(banner, "\n"))
-	if base == "" {
-		t.Fatalf("banner %q; log:\n%s", banner, logs)
-	}
-	a := post(t, base+"/v1/translate", "application/json", `{"text":"hello","source_lang":"en","target_lang":"fr"}`)
+	s := startServer(t, []string{"PATH=" + os.Getenv("PATH")}, "-addr", "127.0.0.1:0", "-config", file, "-drain", "0") // no drain: TestGracefulShutdown tests it
+	defer s.terminate(t)
+	a := post(t, s.base+"/v1/translate", "application/json", `{"text":"hello","source_lang":"en","target_lang":"fr"}`)
 	if a.code() != 0 || a.body["data"].(map[string]any)["translated_text"] != "FAKE hello" {
 		t.Errorf("translate through the bundled fake type: %v", a.body)
 	}

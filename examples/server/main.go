@@ -109,73 +109,126 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 	tel, err := newTelemetry()
 	if err != nil {
-		fmt.Fprintln(stderr, "server:", err)
-		return 1
+		return exit(stderr, err, 1)
+	}
+	engines, err := chooseEngines(s, getenv, log)
+	if err != nil {
+		return exit(stderr, err, 2)
 	}
 	opts := []translate.Option{translate.WithLogger(log), translate.WithMeterProvider(tel.provider)}
-	var names []string
-	simulated := false
-	if s.config != "" {
-		// The file names its engines by type: "simulated" is registered here, the
-		// bundled adapters ("deepl", "openai", "fake", ...) by engines/all.
-		registerSimulated()
-		all.Register()
-		cfg, err := translate.LoadConfig(s.config)
-		if err != nil {
-			fmt.Fprintln(stderr, "server:", err)
-			return 2
-		}
-		opts = append(opts, translate.WithConfig(cfg))
-		for _, e := range cfg.Engines {
-			names = append(names, e.Name)
-			simulated = simulated || e.Type == simulatedType
-		}
-	} else {
-		var engines []engineSpec
-		var warnings []string
-		engines, simulated, warnings = buildEngines(getenv, s.simLatency)
-		for _, w := range warnings {
-			log.Warn("engine skipped", "why", w)
-		}
-		opts = append(opts, translate.WithDeadline(s.deadline), translate.WithBudget(translate.Budget{Daily: s.budget}))
-		for _, e := range engines {
-			opts = append(opts, translate.WithEngine(e.engine, e.profile))
-			names = append(names, e.engine.Name())
-		}
-	}
-	client, err := translate.New(opts...)
+	client, err := translate.New(append(opts, engines.opts...)...)
 	if err != nil {
-		fmt.Fprintln(stderr, "server:", err)
-		return 1
+		return exit(stderr, err, 1)
 	}
 	defer client.Close()
-	watchCtx, stopWatch := context.WithCancel(context.Background())
-	watched := make(chan struct{})
-	if s.config != "" {
-		// Changes to the file apply within 2s; a bad change is logged and the running
-		// configuration kept.
-		go func() {
-			defer close(watched)
-			translate.WatchConfig(watchCtx, client, s.config)
-		}()
-	} else {
-		close(watched)
-	}
-	defer func() { stopWatch(); <-watched }()
+	defer watchConfig(client, s.config)()
 	if err := tel.observeClient(client); err != nil {
-		fmt.Fprintln(stderr, "server:", err)
-		return 1
+		return exit(stderr, err, 1)
 	}
 	defer tel.close()
 
 	ln, err := net.Listen("tcp", s.addr)
 	if err != nil {
-		fmt.Fprintln(stderr, "server:", err)
-		return 1
+		return exit(stderr, err, 1)
 	}
 	api := newAPI(client, s, tel)
-	srv := &http.Server{
-		Handler:           accessLog(log, tel, api.routes()),
+	srv := newHTTPServer(log, tel, api, s)
+
+	// Signals are caught before the banner: a SIGTERM sent as soon as it is printed drains.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, os.Interrupt)
+	defer signal.Stop(sig)
+	banner(stdout, ln.Addr(), engines, s.config != "")
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+
+	select {
+	case err := <-served:
+		return exit(stderr, err, 1)
+	case <-sig:
+	case <-ctx.Done():
+	}
+	return stop(srv, served, api, log, s, sig)
+}
+
+// exit reports err on stderr and returns code.
+func exit(stderr io.Writer, err error, code int) int {
+	fmt.Fprintln(stderr, "server:", err)
+	return code
+}
+
+// engineSet is what the server serves: the Client options naming the engines, their names
+// for the banner, and whether any is simulated.
+type engineSet struct {
+	opts      []translate.Option
+	names     []string
+	simulated bool
+}
+
+// chooseEngines returns the engines of the configuration file when -config names one, or
+// else those of the environment, with -deadline and -budget.
+func chooseEngines(s settings, getenv func(string) string, log *slog.Logger) (engineSet, error) {
+	if s.config != "" {
+		return configEngines(s.config)
+	}
+	return envEngines(s, getenv, log), nil
+}
+
+// configEngines loads the configuration file at path. The file names its engines by type:
+// "simulated" is registered here, the bundled adapters ("deepl", "openai", "fake", ...) by
+// engines/all.
+func configEngines(path string) (engineSet, error) {
+	registerSimulated()
+	all.Register()
+	cfg, err := translate.LoadConfig(path)
+	if err != nil {
+		return engineSet{}, err
+	}
+	set := engineSet{opts: []translate.Option{translate.WithConfig(cfg)}}
+	for _, e := range cfg.Engines {
+		set.names = append(set.names, e.Name)
+		set.simulated = set.simulated || e.Type == simulatedType
+	}
+	return set, nil
+}
+
+// envEngines builds the engines the environment's vendor settings call for, or simulated
+// ones when there are none; settings it cannot use are logged and skipped.
+func envEngines(s settings, getenv func(string) string, log *slog.Logger) engineSet {
+	engines, simulated, warnings := buildEngines(getenv, s.simLatency)
+	for _, w := range warnings {
+		log.Warn("engine skipped", "why", w)
+	}
+	set := engineSet{simulated: simulated, opts: []translate.Option{
+		translate.WithDeadline(s.deadline), translate.WithBudget(translate.Budget{Daily: s.budget})}}
+	for _, e := range engines {
+		set.opts = append(set.opts, translate.WithEngine(e.engine, e.profile))
+		set.names = append(set.names, e.engine.Name())
+	}
+	return set
+}
+
+// watchConfig follows the configuration file at path, if any: changes apply within 2s; a
+// bad change is logged and the running configuration kept. The returned stop ends the
+// watch and waits for it.
+func watchConfig(client *translate.Client, path string) (stop func()) {
+	if path == "" {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		translate.WatchConfig(ctx, client, path)
+	}()
+	return func() { cancel(); <-watched }
+}
+
+// newHTTPServer returns the HTTP server of the API, with its access log and timeouts.
+func newHTTPServer(log *slog.Logger, tel *telemetry, a *api, s settings) *http.Server {
+	return &http.Server{
+		Handler:           accessLog(log, tel, a.routes()),
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       s.timeout,
 		WriteTimeout:      s.timeout + 5*time.Second,
@@ -183,32 +236,20 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
+}
 
-	// Signals are caught before the banner: a SIGTERM sent as soon as it is printed drains.
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGTERM, os.Interrupt)
-	defer signal.Stop(sig)
-	fmt.Fprintf(stdout, "translate server listening on http://%s\n", ln.Addr())
+// banner says where the server listens and which engines it serves, warning when some are
+// simulated.
+func banner(stdout io.Writer, addr net.Addr, engines engineSet, configured bool) {
+	fmt.Fprintf(stdout, "translate server listening on http://%s\n", addr)
 	switch {
-	case simulated && s.config == "":
-		fmt.Fprintf(stdout, "no vendor keys in the environment: serving SIMULATED engines %v (answers are not real translations)\n", names)
-	case simulated:
-		fmt.Fprintf(stdout, "engines: %v; SIMULATED ones among them (type %q) give no real translations\n", names, simulatedType)
+	case engines.simulated && !configured:
+		fmt.Fprintf(stdout, "no vendor keys in the environment: serving SIMULATED engines %v (answers are not real translations)\n", engines.names)
+	case engines.simulated:
+		fmt.Fprintf(stdout, "engines: %v; SIMULATED ones among them (type %q) give no real translations\n", engines.names, simulatedType)
 	default:
-		fmt.Fprintf(stdout, "engines: %v\n", names)
+		fmt.Fprintf(stdout, "engines: %v\n", engines.names)
 	}
-
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-
-	select {
-	case err := <-served:
-		fmt.Fprintln(stderr, "server:", err)
-		return 1
-	case <-sig:
-	case <-ctx.Done():
-	}
-	return stop(srv, served, api, log, s, sig)
 }
 
 // stop drains, then shuts down. For s.drain /readyz answers 503 while the listener stays

@@ -21,6 +21,31 @@ import (
 // value the alerting rules and the dashboard in ops/ use is in the scrape: the rules are
 // written against the exporter's real names, and this keeps them so.
 func TestOpsMetricNames(t *testing.T) {
+	scraped := eventfulScrape(t)
+	for _, name := range opsMetricNames(t) {
+		if !regexp.MustCompile(`(?m)^` + name + `[{ ]`).MatchString(scraped) {
+			t.Errorf("ops/ uses %s, which the server does not export", name)
+		}
+	}
+	// Label values the rules select on.
+	for _, sel := range []string{
+		`translate_routing_decision_duration_seconds_bucket{le="0.001"`, `hit="true"`, `outcome="ok"`,
+		`outcome="unavailable"`, `how="fallback_engine"`, `translate_engine_breaker_state{engine="down"`,
+		`translate_requests_total{outcome="budget_exceeded"`,
+	} {
+		if !containsSel(scraped, sel) {
+			t.Errorf("the scrape has no %s", sel)
+		}
+	}
+	if !regexp.MustCompile(`(?m)^translate_engine_breaker_state\{[^}]*engine="down"[^}]*\} 1$`).MatchString(scraped) {
+		t.Errorf("the dead engine's breaker is not reported open (1):\n%s", grep(scraped, "breaker_state"))
+	}
+}
+
+// eventfulScrape returns the /metrics scrape of a server whose Client has seen every kind
+// of event: breaker transitions, degradations, cache hits, costs and a spent budget.
+func eventfulScrape(t *testing.T) string {
+	t.Helper()
 	tel, err := newTelemetry()
 	if err != nil {
 		t.Fatal(err)
@@ -50,8 +75,13 @@ func TestOpsMetricNames(t *testing.T) {
 	srv := httptest.NewServer(accessLog(discardLogger(), tel, a.routes()))
 	defer srv.Close()
 	post(t, srv.URL+"/v1/translate", "application/json", `{"text":"hi","target_lang":"es"}`)
-	scraped := scrape(t, srv.URL)
+	return scrape(t, srv.URL)
+}
 
+// opsMetricNames returns the metric names the alerting rules and the dashboard in ops/ use,
+// sorted.
+func opsMetricNames(t *testing.T) []string {
+	t.Helper()
 	var used []string
 	seen := map[string]bool{}
 	files, _ := filepath.Glob("../../ops/prometheus/*.yml")
@@ -74,24 +104,7 @@ func TestOpsMetricNames(t *testing.T) {
 		t.Fatalf("found only %d metric names in %v", len(used), files)
 	}
 	sort.Strings(used)
-	for _, name := range used {
-		if !regexp.MustCompile(`(?m)^` + name + `[{ ]`).MatchString(scraped) {
-			t.Errorf("ops/ uses %s, which the server does not export", name)
-		}
-	}
-	// Label values the rules select on.
-	for _, sel := range []string{
-		`translate_routing_decision_duration_seconds_bucket{le="0.001"`, `hit="true"`, `outcome="ok"`,
-		`outcome="unavailable"`, `how="fallback_engine"`, `translate_engine_breaker_state{engine="down"`,
-		`translate_requests_total{outcome="budget_exceeded"`,
-	} {
-		if !containsSel(scraped, sel) {
-			t.Errorf("the scrape has no %s", sel)
-		}
-	}
-	if !regexp.MustCompile(`(?m)^translate_engine_breaker_state\{[^}]*engine="down"[^}]*\} 1$`).MatchString(scraped) {
-		t.Errorf("the dead engine's breaker is not reported open (1):\n%s", grep(scraped, "breaker_state"))
-	}
+	return used
 }
 
 // exhaustBudget spends a Client's daily budget on tel's meter provider the way production

@@ -14,6 +14,7 @@
 package drill
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -95,46 +96,42 @@ type Config struct {
 	Budget float64
 }
 
+// withDefaults returns c with its zero fields set to their defaults, or an error naming
+// the first field out of range.
 func (c Config) withDefaults() (Config, error) {
-	if c.Rate == 0 {
-		c.Rate = 200
-	}
-	if c.Duration == 0 {
-		c.Duration = 20 * time.Second
-	}
-	if c.At == 0 {
-		c.At = c.Duration / 4
-	}
-	if c.Seed == 0 {
-		c.Seed = 1
-	}
-	if c.LatencyScale == 0 {
-		c.LatencyScale = 1
-	}
-	if c.Timeout == 0 {
-		c.Timeout = time.Second
-	}
-	if c.Deadline == 0 {
-		c.Deadline = 3 * time.Second
-	}
+	c.Rate = cmp.Or(c.Rate, 200)
+	c.Duration = cmp.Or(c.Duration, 20*time.Second)
+	c.At = cmp.Or(c.At, c.Duration/4)
+	c.Seed = cmp.Or(c.Seed, 1)
+	c.LatencyScale = cmp.Or(c.LatencyScale, 1)
+	c.Timeout = cmp.Or(c.Timeout, time.Second)
+	c.Deadline = cmp.Or(c.Deadline, 3*time.Second)
+	return c, c.validate()
+}
+
+// validate returns an error naming the first field of c out of range.
+func (c Config) validate() error {
 	switch {
 	case c.Scenario < KillTop || c.Scenario > ServerErrors:
-		return c, fmt.Errorf("drill: unknown scenario %d (want 1 to 4)", int(c.Scenario))
-	case c.Rate < 0 || math.IsNaN(c.Rate) || math.IsInf(c.Rate, 0):
-		return c, errors.New("drill: Rate must be positive")
+		return fmt.Errorf("drill: unknown scenario %d (want 1 to 4)", int(c.Scenario))
+	case negativeOrNaN(c.Rate) || math.IsInf(c.Rate, 0):
+		return errors.New("drill: Rate must be positive")
 	case c.Duration < 0:
-		return c, errors.New("drill: Duration must be positive")
+		return errors.New("drill: Duration must be positive")
 	case c.At < 0 || c.At >= c.Duration:
-		return c, errors.New("drill: At must be within the run")
-	case c.LatencyScale < 0 || math.IsNaN(c.LatencyScale):
-		return c, errors.New("drill: LatencyScale must be positive")
+		return errors.New("drill: At must be within the run")
+	case negativeOrNaN(c.LatencyScale):
+		return errors.New("drill: LatencyScale must be positive")
 	case c.Timeout < 0 || c.Deadline < 0 || c.Cooldown < 0:
-		return c, errors.New("drill: Timeout, Deadline and Cooldown must be positive")
-	case c.Budget < 0 || math.IsNaN(c.Budget):
-		return c, errors.New("drill: Budget must not be negative")
+		return errors.New("drill: Timeout, Deadline and Cooldown must be positive")
+	case negativeOrNaN(c.Budget):
+		return errors.New("drill: Budget must not be negative")
 	}
-	return c, nil
+	return nil
 }
+
+// negativeOrNaN reports whether f cannot be a rate, a scale or a budget.
+func negativeOrNaN(f float64) bool { return f < 0 || math.IsNaN(f) }
 
 // EngineInfo describes one simulated engine.
 type EngineInfo struct {
@@ -241,6 +238,40 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	infos := Lineup()
 	rec := &recorder{t0: time.Now(), index: map[string]int{}}
+	fakes, engineOpts := simulate(cfg, infos, rec)
+	if cfg.Scenario == QuotaOut && cfg.Budget == 0 {
+		if cfg.Budget, err = plannedBudget(cfg, infos, engineOpts); err != nil {
+			return nil, err
+		}
+	}
+	client, err := translate.New(append(engineOpts, options(cfg)...)...)
+	if err != nil {
+		return nil, err
+	}
+	defer client.Close()
+
+	r := &Report{Config: cfg, Engines: infos}
+	if cfg.Scenario == QuotaOut {
+		r.Budget = cfg.Budget
+	}
+	r.Requests = make([]Request, int(math.Ceil(cfg.Rate*cfg.Duration.Seconds())))
+
+	// The load starts now: every offset in the report counts from here.
+	rec.t0 = time.Now()
+	stopSampler := sample(rec, client)
+	launched := r.load(ctx, client, rec, fakes)
+	stopSampler()
+	r.collect(rec, client, launched)
+	if err := ctx.Err(); err != nil {
+		r.Interrupted = true
+		return r, err
+	}
+	return r, nil
+}
+
+// simulate builds a fake engine per entry of infos, and the Client options that register
+// each behind a tap recording its calls into rec, with the drill's logger.
+func simulate(cfg Config, infos []EngineInfo, rec *recorder) ([]*fake.Engine, []translate.Option) {
 	fakes := make([]*fake.Engine, len(infos))
 	engineOpts := make([]translate.Option, 0, len(infos))
 	for i, info := range infos {
@@ -253,65 +284,59 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	// The Client reports breaker transitions and pool moves through its logger; the drill
 	// records them to the millisecond (Engines is only a snapshot).
 	engineOpts = append(engineOpts, translate.WithLogger(slog.New(&eventLog{rec: rec})))
+	return fakes, engineOpts
+}
 
-	if cfg.Scenario == QuotaOut && cfg.Budget == 0 {
-		probe, err := translate.New(append(engineOpts, options(cfg)...)...)
-		if err != nil {
-			return nil, err
-		}
-		cfg.Budget = plannedSpend(cfg, infos, probe.Engines())
-		probe.Close()
-	}
-	client, err := translate.New(append(engineOpts, options(cfg)...)...)
+// plannedBudget is QuotaOut's default budget: the spend of the run with the free engine in,
+// from the scores of a Client built like the drill's.
+func plannedBudget(cfg Config, infos []EngineInfo, engineOpts []translate.Option) (float64, error) {
+	probe, err := translate.New(append(engineOpts, options(cfg)...)...)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
-	defer client.Close()
+	defer probe.Close()
+	return plannedSpend(cfg, infos, probe.Engines()), nil
+}
 
-	r := &Report{Config: cfg, Engines: infos}
-	if cfg.Scenario == QuotaOut {
-		r.Budget = cfg.Budget
-	}
-
-	n := int(math.Ceil(cfg.Rate * cfg.Duration.Seconds()))
-	r.Requests = make([]Request, n)
-
-	// The load starts now: every offset in the report counts from here.
-	rec.t0 = time.Now()
-
-	// Snapshots of Engines, once a second.
-	stopSampler := make(chan struct{})
-	var samplerDone sync.WaitGroup
-	samplerDone.Add(1)
+// sample snapshots client.Engines into rec once a second until stop is called; stop waits
+// for the sampler to end.
+func sample(rec *recorder, client *translate.Client) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
 	go func() {
-		defer samplerDone.Done()
+		defer wg.Done()
 		t := time.NewTicker(time.Second)
 		defer t.Stop()
 		for {
 			select {
-			case <-stopSampler:
+			case <-done:
 				return
 			case <-t.C:
 				rec.snapshot(client.Engines())
 			}
 		}
 	}()
+	return func() {
+		close(done)
+		wg.Wait()
+	}
+}
 
+// load starts the report's requests on schedule, open loop, each in its own goroutine,
+// injects the fault once it is due, and waits for every request it started. It stops
+// starting requests when ctx is canceled, and returns how many it started.
+func (r *Report) load(ctx context.Context, client *translate.Client, rec *recorder, fakes []*fake.Engine) int {
+	cfg, n := r.Config, len(r.Requests)
 	var wg sync.WaitGroup
 	interval := max(time.Millisecond, time.Duration(float64(time.Second)/cfg.Rate))
 	tick := time.NewTicker(interval)
 	launched, injected := 0, false
-load:
-	for launched < n {
-		select {
-		case <-ctx.Done():
-			break load
-		case <-tick.C:
-		}
+	for launched < n && wait(ctx, tick.C) {
 		elapsed := time.Since(rec.t0)
 		if !injected && elapsed >= cfg.At {
 			r.FaultAt = time.Since(rec.t0)
-			r.Target = inject(cfg, infos, fakes, client.Engines())
+			r.Target = inject(cfg, r.Engines, fakes, client.Engines())
 			injected = true
 		}
 		// Open loop: start every request that is due, however many are still in flight.
@@ -326,20 +351,28 @@ load:
 	}
 	tick.Stop()
 	wg.Wait()
-	close(stopSampler)
-	samplerDone.Wait()
+	return launched
+}
 
+// wait waits for the next tick and reports whether it came before ctx was canceled.
+func wait(ctx context.Context, tick <-chan time.Time) bool {
+	select {
+	case <-ctx.Done():
+		return false
+	case <-tick:
+		return true
+	}
+}
+
+// collect completes the report once the load is over: the requests started, when the last
+// one finished, and what rec and the Client saw.
+func (r *Report) collect(rec *recorder, client *translate.Client, launched int) {
 	r.Requests = r.Requests[:launched]
 	r.End = time.Since(rec.t0)
 	r.Final = client.Engines()
 	rec.mu.Lock()
 	r.Calls, r.Transitions, r.Notes, r.Snapshots = rec.calls, rec.transitions, rec.notes, rec.snapshots
 	rec.mu.Unlock()
-	if err := ctx.Err(); err != nil {
-		r.Interrupted = true
-		return r, err
-	}
-	return r, nil
 }
 
 // do runs request i under its own context and records how it went.

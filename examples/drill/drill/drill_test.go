@@ -41,49 +41,65 @@ func TestScenarios(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ok, lines := CountVerdict(r)
-			t.Logf("verdict:\n%s", strings.Join(lines, "\n"))
-			if !ok {
-				var table strings.Builder
-				WriteTable(&table, r)
-				t.Errorf("verdict failed:\n%s\n\n%s", strings.Join(lines, "\n"), table.String())
-			}
-			if want := int(r.Config.Rate * r.Config.Duration.Seconds()); len(r.Requests) != want {
-				t.Errorf("%d requests started, want %d", len(r.Requests), want)
-			}
-			if r.Target == "" {
-				t.Fatal("no fault injected")
-			}
-
-			var svg bytes.Buffer
-			if err := WriteSVG(&svg, r); err != nil {
-				t.Fatal(err)
-			}
-			paths, opened := checkSVG(t, svg.Bytes())
-			for _, e := range r.Engines {
-				if paths[e.Name] != 1 {
-					t.Errorf("chart has %d share paths for %s, want 1", paths[e.Name], e.Name)
-				}
-			}
-			switch s {
-			case KillTop, SlowEngine, ServerErrors:
-				// The breaker of the engine at fault opened: the chart shades it.
-				if opened[r.Target] == 0 {
-					t.Errorf("chart shades no breaker-open interval for %s; transitions: %v", r.Target, r.Transitions)
-				}
-			case QuotaOut:
-				// The budget was under pressure, or "the budget holds" proves nothing.
-				billed := 0.0
-				for _, c := range r.Calls {
-					if c.OK {
-						billed += float64(c.Chars) * r.Engines[r.engineIndex(c.Engine)].Profile.CostPerMillion / 1e6
-					}
-				}
-				if billed < 0.9*r.Budget {
-					t.Errorf("engines billed %.6f of a budget of %.6f: the drill never pressed on the budget", billed, r.Budget)
-				}
+			checkRun(t, r)
+			checkChart(t, r)
+			if s == QuotaOut {
+				checkBudgetPressed(t, r)
 			}
 		})
+	}
+}
+
+// checkRun holds a run to CountVerdict, and checks that every request started and the
+// fault was injected.
+func checkRun(t *testing.T, r *Report) {
+	t.Helper()
+	ok, lines := CountVerdict(r)
+	t.Logf("verdict:\n%s", strings.Join(lines, "\n"))
+	if !ok {
+		var table strings.Builder
+		WriteTable(&table, r)
+		t.Errorf("verdict failed:\n%s\n\n%s", strings.Join(lines, "\n"), table.String())
+	}
+	if want := int(r.Config.Rate * r.Config.Duration.Seconds()); len(r.Requests) != want {
+		t.Errorf("%d requests started, want %d", len(r.Requests), want)
+	}
+	if r.Target == "" {
+		t.Fatal("no fault injected")
+	}
+}
+
+// checkChart: the chart of a run has one share path per engine and, except in QuotaOut,
+// shades the breaker of the engine at fault open.
+func checkChart(t *testing.T, r *Report) {
+	t.Helper()
+	var svg bytes.Buffer
+	if err := WriteSVG(&svg, r); err != nil {
+		t.Fatal(err)
+	}
+	paths, opened := checkSVG(t, svg.Bytes())
+	for _, e := range r.Engines {
+		if paths[e.Name] != 1 {
+			t.Errorf("chart has %d share paths for %s, want 1", paths[e.Name], e.Name)
+		}
+	}
+	if r.Config.Scenario != QuotaOut && opened[r.Target] == 0 {
+		t.Errorf("chart shades no breaker-open interval for %s; transitions: %v", r.Target, r.Transitions)
+	}
+}
+
+// checkBudgetPressed: the engines billed at least 90% of QuotaOut's budget, or "the budget
+// holds" proves nothing.
+func checkBudgetPressed(t *testing.T, r *Report) {
+	t.Helper()
+	billed := 0.0
+	for _, c := range r.Calls {
+		if c.OK {
+			billed += float64(c.Chars) * r.Engines[r.engineIndex(c.Engine)].Profile.CostPerMillion / 1e6
+		}
+	}
+	if billed < 0.9*r.Budget {
+		t.Errorf("engines billed %.6f of a budget of %.6f: the drill never pressed on the budget", billed, r.Budget)
 	}
 }
 

@@ -215,54 +215,79 @@ func verdictLatency(r *Report, v *verdict) {
 // verdictQuota: the exhausted engine is left alone after its first quota error, and the
 // budget holds.
 func verdictQuota(r *Report, v *verdict) {
+	r.checkLeftAlone(v)
+	r.checkTakenOut(v)
+	for _, s := range r.Final {
+		if s.Name == r.Target {
+			v.info("the Client now counts %d characters left on %s", s.QuotaLeft, r.Target)
+		}
+	}
+	r.checkBudget(v)
+	r.checkRefusals(v)
+}
+
+// firstQuotaError returns when the first call to the target came back with a quota error,
+// or -1 if none did.
+func (r *Report) firstQuotaError() time.Duration {
 	first := time.Duration(-1)
 	for _, c := range r.Calls {
 		if c.Engine == r.Target && c.Err == translate.KindQuotaExhausted && (first < 0 || c.End < first) {
 			first = c.End
 		}
 	}
+	return first
+}
+
+// checkLeftAlone: no call to the target starts more than QuotaGrace after its first quota
+// error.
+func (r *Report) checkLeftAlone(v *verdict) {
+	first := r.firstQuotaError()
 	if first < 0 {
 		v.check(false, "%s never answered with a quota error after the fault", r.Target)
-	} else {
-		var inFlight, late, grace int
-		for _, c := range r.Calls {
-			switch {
-			case c.Engine != r.Target || c.Start < r.FaultAt:
-			case c.Start <= first:
-				inFlight++
-			case c.Start <= first+QuotaGrace:
-				grace++
-			default:
-				late++
-			}
-		}
-		v.info("quota dropped to zero at %s; the first quota error came back %s later; %d calls had started by then and failed over",
-			secs(r.FaultAt), ms(first-r.FaultAt), inFlight)
-		v.timed(late == 0, "%s is left alone after its first quota error: %d calls started more than %s after it (%d within)",
-			r.Target, late, QuotaGrace, grace)
+		return
 	}
-	if out, ok := r.quotaOut(r.Target); ok {
-		var after, leaked int
-		for i := range r.Requests {
-			if q := &r.Requests[i]; q.Start > out {
-				after++
-				if q.tried(r.Target) {
-					leaked++
-				}
-			}
-		}
-		v.check(leaked == 0, "no request routed to %s once the Client took it out (%s): %d of %d requests started later tried it",
-			r.Target, secs(out), leaked, after)
-	} else {
-		v.check(false, "the Client never took %s out for its quota", r.Target)
-	}
-	for _, s := range r.Final {
-		if s.Name == r.Target {
-			v.info("the Client now counts %d characters left on %s", s.QuotaLeft, r.Target)
+	var inFlight, late, grace int
+	for _, c := range r.Calls {
+		switch {
+		case c.Engine != r.Target || c.Start < r.FaultAt:
+		case c.Start <= first:
+			inFlight++
+		case c.Start <= first+QuotaGrace:
+			grace++
+		default:
+			late++
 		}
 	}
+	v.info("quota dropped to zero at %s; the first quota error came back %s later; %d calls had started by then and failed over",
+		secs(r.FaultAt), ms(first-r.FaultAt), inFlight)
+	v.timed(late == 0, "%s is left alone after its first quota error: %d calls started more than %s after it (%d within)",
+		r.Target, late, QuotaGrace, grace)
+}
 
-	// What the engines billed: every successful call on a paid engine.
+// checkTakenOut: the Client took the target out for its quota, and no request started later
+// tried it.
+func (r *Report) checkTakenOut(v *verdict) {
+	out, ok := r.quotaOut(r.Target)
+	if !ok {
+		v.check(false, "the Client never took %s out for its quota", r.Target)
+		return
+	}
+	var after, leaked int
+	for i := range r.Requests {
+		if q := &r.Requests[i]; q.Start > out {
+			after++
+			if q.tried(r.Target) {
+				leaked++
+			}
+		}
+	}
+	v.check(leaked == 0, "no request routed to %s once the Client took it out (%s): %d of %d requests started later tried it",
+		r.Target, secs(out), leaked, after)
+}
+
+// checkBudget: what the engines billed (every successful call on a paid engine) stays
+// within the budget.
+func (r *Report) checkBudget(v *verdict) {
 	billed := 0.0
 	for _, c := range r.Calls {
 		if i := r.engineIndex(c.Engine); c.OK && i >= 0 {
@@ -276,6 +301,11 @@ func verdictQuota(r *Report, v *verdict) {
 	v.check(r.Budget > 0 && billed <= r.Budget*(1+1e-9),
 		"the budget holds: engines billed %.6f credits of %.6f (%.1f%%); the Client charged callers %.6f",
 		billed, r.Budget, 100*billed/r.Budget, charged)
+}
+
+// checkRefusals: every failed request was refused for the budget, which is then the
+// expected outcome and said so.
+func (r *Report) checkRefusals(v *verdict) {
 	failed := failures(r.Requests)
 	other := 0
 	for _, q := range failed {
@@ -284,18 +314,24 @@ func verdictQuota(r *Report, v *verdict) {
 		}
 	}
 	v.check(other == 0, "every failed request was refused for the budget: %d failed otherwise%s", other, kinds(failed))
-	if len(failed) > 0 && other == 0 {
-		firstRefused := r.End
-		for _, q := range r.Requests {
-			if !q.OK {
-				firstRefused = min(firstRefused, q.Start)
-			}
-		}
+	switch {
+	case len(failed) > 0 && other == 0:
 		v.info("EXPECTED: %d of %d requests were refused, the first started at %s%s: with the free engine out, only paid engines were left, and the budget (planned with the free engine in) ran out; refusing is what the budget is for",
-			len(failed), len(r.Requests), secs(firstRefused), kinds(failed))
-	} else if len(failed) == 0 {
+			len(failed), len(r.Requests), secs(r.firstFailed()), kinds(failed))
+	case len(failed) == 0:
 		v.info("every request was answered; the budget did not run out")
 	}
+}
+
+// firstFailed returns when the first failed request started, or End if none failed.
+func (r *Report) firstFailed() time.Duration {
+	first := r.End
+	for _, q := range r.Requests {
+		if !q.OK {
+			first = min(first, q.Start)
+		}
+	}
+	return first
 }
 
 // quotaOut returns when the Client logged that it took engine out for its quota, after the
