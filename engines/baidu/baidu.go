@@ -245,13 +245,45 @@ func (e *Engine) Translate(ctx context.Context, req *translate.EngineRequest) (*
 	if err != nil {
 		return nil, err
 	}
-	out := make([]string, len(req.Texts))
-	parts := make([][]string, len(req.Texts)) // translated lines of multi-line texts
-	var reqs []batch
-	single := e.packer(&reqs)
-	for i, t := range req.Texts {
+	p, err := e.plan(req.Texts)
+	if err != nil {
+		return nil, err
+	}
+	res := &translate.EngineResult{}
+	for _, r := range p.reqs {
+		got, detected, err := e.send(ctx, r, from, to)
+		if err != nil {
+			return nil, err
+		}
+		p.place(r, got)
+		if req.Source == language.Und && res.Source == language.Und {
+			res.Source = tagOf(detected)
+		}
+	}
+	out := p.join()
+	if err := httpx.CountTexts(e.name, len(out), len(req.Texts)); err != nil {
+		return nil, err
+	}
+	res.Texts = out
+	return res, nil
+}
+
+// plan is one Translate call on its way: the answer so far, the lines of each multi-line
+// text, and the vendor requests whose translations fill in the rest.
+type plan struct {
+	out   []string   // one per text; blank texts as they came
+	parts [][]string // translated lines of multi-line texts, nil for the others
+	reqs  []batch
+}
+
+// plan packs texts into requests. Blank texts are answered as they are; single-line texts
+// share requests; each multi-line text gets requests of its own (see planLines).
+func (e *Engine) plan(texts []string) (*plan, error) {
+	p := &plan{out: make([]string, len(texts)), parts: make([][]string, len(texts))}
+	single := e.packer(&p.reqs)
+	for i, t := range texts {
 		if strings.TrimSpace(t) == "" {
-			out[i] = t
+			p.out[i] = t
 			continue
 		}
 		if !strings.Contains(t, "\n") {
@@ -260,52 +292,53 @@ func (e *Engine) Translate(ctx context.Context, req *translate.EngineRequest) (*
 			}
 			continue
 		}
-		// A multi-line text gets requests of its own. Blank lines are kept as they are;
-		// a line's trailing "\r" is kept out of q and put back afterwards.
-		lines := strings.Split(t, "\n")
-		parts[i] = lines
-		own := e.packer(&reqs)
-		for j, l := range lines {
-			c := strings.TrimSuffix(l, "\r")
-			if strings.TrimSpace(c) == "" {
-				continue
-			}
-			if err := own.add(line{text: i, part: j, content: c}); err != nil {
-				return nil, err
-			}
-		}
-		own.flush()
-	}
-	single.flush()
-
-	res := &translate.EngineResult{}
-	for _, r := range reqs {
-		got, detected, err := e.send(ctx, r, from, to)
-		if err != nil {
+		if err := e.planLines(p, i, t); err != nil {
 			return nil, err
 		}
-		for k, l := range r {
-			if parts[l.text] == nil {
-				out[l.text] = got[k]
-				continue
-			}
-			orig := parts[l.text][l.part]
-			parts[l.text][l.part] = got[k] + orig[len(l.content):] // keep a trailing "\r"
+	}
+	single.flush()
+	return p, nil
+}
+
+// planLines gives text i, t, which has several lines, requests of its own. Blank lines are
+// kept as they are; a line's trailing "\r" is kept out of q and put back by place.
+func (e *Engine) planLines(p *plan, i int, t string) error {
+	lines := strings.Split(t, "\n")
+	p.parts[i] = lines
+	own := e.packer(&p.reqs)
+	for j, l := range lines {
+		c := strings.TrimSuffix(l, "\r")
+		if strings.TrimSpace(c) == "" {
+			continue
 		}
-		if req.Source == language.Und && res.Source == language.Und {
-			res.Source = tagOf(detected)
+		if err := own.add(line{text: i, part: j, content: c}); err != nil {
+			return err
 		}
 	}
-	for i, p := range parts {
-		if p != nil {
-			out[i] = strings.Join(p, "\n")
+	own.flush()
+	return nil
+}
+
+// place puts got, the translations of r's lines, where they belong.
+func (p *plan) place(r batch, got []string) {
+	for k, l := range r {
+		if p.parts[l.text] == nil {
+			p.out[l.text] = got[k]
+			continue
+		}
+		orig := p.parts[l.text][l.part]
+		p.parts[l.text][l.part] = got[k] + orig[len(l.content):] // keep a trailing "\r"
+	}
+}
+
+// join returns the answer: each multi-line text's lines joined back with "\n".
+func (p *plan) join() []string {
+	for i, lines := range p.parts {
+		if lines != nil {
+			p.out[i] = strings.Join(lines, "\n")
 		}
 	}
-	if err := httpx.CountTexts(e.name, len(out), len(req.Texts)); err != nil {
-		return nil, err
-	}
-	res.Texts = out
-	return res, nil
+	return p.out
 }
 
 // packer fills requests with lines up to the per-request limits.

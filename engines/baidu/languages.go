@@ -1,100 +1,69 @@
 package baidu
 
-import "golang.org/x/text/language"
+import (
+	"github.com/fanyi-go/translate/engines/internal/langcode"
+	"golang.org/x/text/language"
+)
 
-// code returns Baidu's code for t, "" when Baidu does not translate it.
-func code(t language.Tag) string {
-	base, conf := t.Base()
-	if conf != language.Exact {
-		return ""
-	}
-	switch b := base.String(); b {
-	case "zh":
-		if s, _ := t.Script(); s.String() == "Hant" {
-			return "cht"
-		}
-		return "zh"
-	case "ja":
-		return "jp"
-	case "ko":
-		return "kor"
-	case "fr":
-		return "fra"
-	case "es":
-		return "spa"
-	case "ar":
-		return "ara"
-	case "bg":
-		return "bul"
-	case "et":
-		return "est"
-	case "da":
-		return "dan"
-	case "fi":
-		return "fin"
-	case "ro":
-		return "rom"
-	case "sl":
-		return "slo"
-	case "sv":
-		return "swe"
-	case "vi":
-		return "vie"
-	case "lzh":
-		return "wyw"
-	case "en", "th", "ru", "pt", "de", "it", "el", "nl", "pl", "cs", "hu", "yue":
-		return b
-	}
-	return ""
+// baiduCodes lists the languages Baidu translates between, in the order of
+// Profile.Languages: each as a BCP 47 tag with Baidu's code for it. It is the one list both
+// code and tagOf read; never modified.
+var baiduCodes = [...]struct{ tag, code string }{
+	{"zh", "zh"}, {"zh-Hant", "cht"}, {"yue", "yue"}, {"lzh", "wyw"}, {"en", "en"},
+	{"ja", "jp"}, {"ko", "kor"}, {"fr", "fra"}, {"es", "spa"}, {"th", "th"}, {"ar", "ara"},
+	{"ru", "ru"}, {"pt", "pt"}, {"de", "de"}, {"it", "it"}, {"el", "el"}, {"nl", "nl"},
+	{"pl", "pl"}, {"bg", "bul"}, {"et", "est"}, {"da", "dan"}, {"fi", "fin"}, {"cs", "cs"},
+	{"ro", "rom"}, {"sl", "slo"}, {"sv", "swe"}, {"hu", "hu"}, {"vi", "vie"},
 }
 
-// tagOf maps a Baidu code back to a tag, language.Und when unknown.
+// codeOf maps a tag of baiduCodes (as written there) to Baidu's code, and tagOfCode maps
+// Baidu's code back to the parsed tag. Both are built once from baiduCodes and never
+// modified.
+var codeOf, tagOfCode = codeTables()
+
+// codeTables builds codeOf and tagOfCode from baiduCodes.
+func codeTables() (map[string]string, map[string]language.Tag) {
+	codes := make(map[string]string, len(baiduCodes))
+	tags := make(map[string]language.Tag, len(baiduCodes))
+	for _, c := range baiduCodes {
+		codes[c.tag] = c.code
+		tags[c.code] = language.MustParse(c.tag)
+	}
+	return codes, tags
+}
+
+// code returns Baidu's code for t, "" when Baidu does not translate it. Only t's explicit
+// base language counts (langcode.Base gives "", which has no code, for und and private
+// use), except for Chinese, where Traditional script, explicit or implied by the region
+// (zh-TW, zh-HK), picks "cht".
+func code(t language.Tag) string {
+	base, _ := langcode.Base(t)
+	if base == "zh" && traditional(t) {
+		return codeOf["zh-Hant"]
+	}
+	return codeOf[base]
+}
+
+// traditional reports whether t is written, or most likely written, in Traditional script.
+func traditional(t language.Tag) bool {
+	s, _ := t.Script()
+	return s.String() == "Hant"
+}
+
+// tagOf maps a Baidu code back to a tag, language.Und when unknown ("", "auto", or a code
+// Baidu does not send).
 func tagOf(c string) language.Tag {
-	switch c {
-	case "", "auto":
-		return language.Und
-	case "cht":
-		return language.TraditionalChinese
-	case "jp":
-		return language.Japanese
-	case "kor":
-		return language.Korean
-	case "fra":
-		return language.French
-	case "spa":
-		return language.Spanish
-	case "ara":
-		return language.Arabic
-	case "bul":
-		return language.Bulgarian
-	case "est":
-		return language.Estonian
-	case "dan":
-		return language.Danish
-	case "fin":
-		return language.Finnish
-	case "rom":
-		return language.Romanian
-	case "slo":
-		return language.Slovenian
-	case "swe":
-		return language.Swedish
-	case "vie":
-		return language.Vietnamese
-	case "wyw":
-		return language.Make("lzh")
+	if t, ok := tagOfCode[c]; ok {
+		return t
 	}
-	t, err := language.Parse(c)
-	if err != nil || code(t) != c {
-		return language.Und
-	}
-	return t
+	return language.Und
 }
 
 // languages lists the tags Baidu translates between, for Profile.Languages.
 func languages() []string {
-	return []string{
-		"zh", "zh-Hant", "yue", "lzh", "en", "ja", "ko", "fr", "es", "th", "ar", "ru", "pt",
-		"de", "it", "el", "nl", "pl", "bg", "et", "da", "fi", "cs", "ro", "sl", "sv", "hu", "vi",
+	out := make([]string, len(baiduCodes))
+	for i, c := range baiduCodes {
+		out[i] = c.tag
 	}
+	return out
 }

@@ -123,6 +123,30 @@ const (
 // vendor documents (successes and errors), for the corpus; each is tried with statuses 200,
 // 400, 401, 429 and 500.
 func FuzzVendor(f *testing.F, h FuzzHarness, seeds ...string) {
+	addVendorSeeds(f, seeds)
+	src, tgt := h.pair()
+	f.Fuzz(func(t *testing.T, status int, retryAfter, reset, body string) {
+		hc := &http.Client{Transport: fuzzedVendor(httpStatus(status), retryAfter, reset, body)}
+		e, err := h.NewEngine(hc, CanaryKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		req := &translate.EngineRequest{Texts: []string{CanaryText, "second text"}, Source: src, Target: tgt}
+		res, err := e.Translate(ctx, req)
+		if err == nil {
+			checkFuzzedResult(t, req, res)
+			return
+		}
+		checkFuzzedError(t, e.Name(), err, h.Secrets)
+	})
+}
+
+// addVendorSeeds adds FuzzVendor's corpus: seeds and bodies that echo the request or the
+// key in the forms vendors use, each with statuses 200, 400, 401, 429 and 500, then
+// Retry-After and reset headers out of range.
+func addVendorSeeds(f *testing.F, seeds []string) {
 	echoes := []string{
 		"", "{", "null", EchoRequest, `{"error":"` + EchoRequest + `"}`,
 		`{"message":"` + EchoRequest + `","detail":"` + EchoKey + `"}`,
@@ -143,62 +167,79 @@ func FuzzVendor(f *testing.F, h FuzzHarness, seeds ...string) {
 	}
 	f.Add(429, "9223372037", "6m0s", `{"message":"slow down"}`)
 	f.Add(429, "1e300", "NaN", `{}`)
-	src, tgt := h.Source, h.Target
+}
+
+// pair is the harness's language pair, en -> es where it is zero.
+func (h FuzzHarness) pair() (src, tgt language.Tag) {
+	src, tgt = h.Source, h.Target
 	if src == language.Und {
 		src = language.English
 	}
 	if tgt == language.Und {
 		tgt = language.Spanish
 	}
-	f.Fuzz(func(t *testing.T, status int, retryAfter, reset, body string) {
-		if status < 100 || status > 599 {
-			status = 200 + (status%400+400)%400
+	return src, tgt
+}
+
+// httpStatus folds a fuzzed status outside 100..599 into 200..599.
+func httpStatus(status int) int {
+	if status < 100 || status > 599 {
+		return 200 + (status%400+400)%400
+	}
+	return status
+}
+
+// fuzzedVendor is a transport that answers every request with status, body and the
+// Retry-After and x-ratelimit-* headers; EchoRequest and EchoKey in body become the
+// request (see Echo) and CanaryKey, JSON-escaped.
+func fuzzedVendor(status int, retryAfter, reset, body string) http.RoundTripper {
+	return roundTrip(func(r *http.Request) (*http.Response, error) {
+		var sent []byte
+		if r.Body != nil {
+			sent, _ = io.ReadAll(r.Body)
 		}
-		hc := &http.Client{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
-			var sent []byte
-			if r.Body != nil {
-				sent, _ = io.ReadAll(r.Body)
-			}
-			quote := func(s string) string {
-				q, _ := json.Marshal(s)
-				return string(q[1 : len(q)-1])
-			}
-			b := strings.ReplaceAll(body, EchoRequest, quote(Echo(r, sent)))
-			b = strings.ReplaceAll(b, EchoKey, quote(CanaryKey))
-			hdr := http.Header{"Content-Type": {"application/json"}}
-			hdr.Set("Retry-After", retryAfter)
-			hdr.Set("X-Ratelimit-Reset-Requests", reset)
-			hdr.Set("X-Ratelimit-Remaining-Requests", retryAfter)
-			return &http.Response{StatusCode: status, Header: hdr, Body: io.NopCloser(strings.NewReader(b)), Request: r}, nil
-		})}
-		e, err := h.NewEngine(hc, CanaryKey)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		req := &translate.EngineRequest{Texts: []string{CanaryText, "second text"}, Source: src, Target: tgt}
-		res, err := e.Translate(ctx, req)
-		if err == nil {
-			if res == nil || len(res.Texts) != len(req.Texts) {
-				t.Fatalf("(%v, nil) for %d texts", res, len(req.Texts))
-			}
-			if l := res.Limits; l != nil && (l.ResetRequests < 0 || l.ResetTokens < 0 || l.RemainingRequests < -1 || l.RemainingTokens < -1) {
-				t.Fatalf("Limits %+v", l)
-			}
-			return
-		}
-		var te *translate.Error
-		if !errors.As(err, &te) || te.Engine != e.Name() {
-			t.Fatalf("err %v (%T): want a *translate.Error of engine %q", err, err, e.Name())
-		}
-		if te.RetryAfter < 0 || te.RetryAfter > 5*time.Minute {
-			t.Fatalf("RetryAfter %v outside [0, 5m]", te.RetryAfter)
-		}
-		if leaks := Leaks(err.Error(), append([]string{CanaryKey, CanaryText}, h.Secrets...)...); len(leaks) > 0 {
-			t.Fatalf("error %q leaks %q", err, leaks)
-		}
+		b := strings.ReplaceAll(body, EchoRequest, jsonQuote(Echo(r, sent)))
+		b = strings.ReplaceAll(b, EchoKey, jsonQuote(CanaryKey))
+		hdr := http.Header{"Content-Type": {"application/json"}}
+		hdr.Set("Retry-After", retryAfter)
+		hdr.Set("X-Ratelimit-Reset-Requests", reset)
+		hdr.Set("X-Ratelimit-Remaining-Requests", retryAfter)
+		return &http.Response{StatusCode: status, Header: hdr, Body: io.NopCloser(strings.NewReader(b)), Request: r}, nil
 	})
+}
+
+// jsonQuote is s JSON-escaped, without the quotes.
+func jsonQuote(s string) string {
+	q, _ := json.Marshal(s)
+	return string(q[1 : len(q)-1])
+}
+
+// checkFuzzedResult fails t unless res has one text per text of req and vendor limits,
+// if any, within range.
+func checkFuzzedResult(t *testing.T, req *translate.EngineRequest, res *translate.EngineResult) {
+	t.Helper()
+	if res == nil || len(res.Texts) != len(req.Texts) {
+		t.Fatalf("(%v, nil) for %d texts", res, len(req.Texts))
+	}
+	if l := res.Limits; l != nil && (l.ResetRequests < 0 || l.ResetTokens < 0 || l.RemainingRequests < -1 || l.RemainingTokens < -1) {
+		t.Fatalf("Limits %+v", l)
+	}
+}
+
+// checkFuzzedError fails t unless err is a *translate.Error of engine with RetryAfter
+// within [0, 5m] whose text holds neither CanaryKey, CanaryText nor any of secrets.
+func checkFuzzedError(t *testing.T, engine string, err error, secrets []string) {
+	t.Helper()
+	var te *translate.Error
+	if !errors.As(err, &te) || te.Engine != engine {
+		t.Fatalf("err %v (%T): want a *translate.Error of engine %q", err, err, engine)
+	}
+	if te.RetryAfter < 0 || te.RetryAfter > 5*time.Minute {
+		t.Fatalf("RetryAfter %v outside [0, 5m]", te.RetryAfter)
+	}
+	if leaks := Leaks(err.Error(), append([]string{CanaryKey, CanaryText}, secrets...)...); len(leaks) > 0 {
+		t.Fatalf("error %q leaks %q", err, leaks)
+	}
 }
 
 type roundTrip func(*http.Request) (*http.Response, error)

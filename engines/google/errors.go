@@ -95,58 +95,87 @@ func parseAPIError(body []byte) (apiError, bool) {
 	return ae, e.Code != 0 || e.Message != "" || e.Status != ""
 }
 
-// kindOf classifies a decoded Google error of HTTP status code.
+// kindOf classifies a decoded Google error of HTTP status code: by the first reason it
+// knows, else by its status (named in the body, or the one the HTTP code stands for), else
+// by the HTTP code.
 func kindOf(code int, ae apiError) translate.Kind {
-	e := ae.Error
-	var reasons []string
-	for _, r := range e.Errors {
-		reasons = append(reasons, r.Reason)
-	}
-	for _, d := range e.Details {
-		if d.Reason != "" {
-			reasons = append(reasons, d.Reason)
-		}
-	}
 	daily := perDay(ae)
-	for _, r := range reasons {
-		switch {
-		case quotaReasons[r]:
-			return translate.KindQuotaExhausted
-		case rateReasons[r]:
-			if daily {
-				return translate.KindQuotaExhausted
-			}
-			return translate.KindRateLimited
-		case authReasons[r]:
-			return translate.KindUnauthorized
-		}
+	if k, ok := reasonKind(reasons(ae), daily); ok {
+		return k
 	}
-	status := e.Status
+	status := ae.Error.Status
 	if status == "" {
 		status = statusOf(code)
 	}
+	if k, ok := statusKind(status, daily, ae); ok {
+		return k
+	}
+	return httpx.StatusKind(code)
+}
+
+// reasons lists an error's reasons in order: those of the v2 errors[] list, then the
+// non-empty ones of its details (google.rpc.ErrorInfo).
+func reasons(ae apiError) []string {
+	var out []string
+	for _, r := range ae.Error.Errors {
+		out = append(out, r.Reason)
+	}
+	for _, d := range ae.Error.Details {
+		if d.Reason != "" {
+			out = append(out, d.Reason)
+		}
+	}
+	return out
+}
+
+// reasonKind is the Kind of the first reason that names one, false when none does. A rate
+// limit that is per day (daily) is KindQuotaExhausted.
+func reasonKind(reasons []string, daily bool) (translate.Kind, bool) {
+	for _, r := range reasons {
+		switch {
+		case quotaReasons[r]:
+			return translate.KindQuotaExhausted, true
+		case rateReasons[r]:
+			return rateKind(daily), true
+		case authReasons[r]:
+			return translate.KindUnauthorized, true
+		}
+	}
+	return translate.KindUnknown, false
+}
+
+// rateKind is the Kind of a rate limit: KindQuotaExhausted when it is per day (daily),
+// KindRateLimited otherwise.
+func rateKind(daily bool) translate.Kind {
+	if daily {
+		return translate.KindQuotaExhausted
+	}
+	return translate.KindRateLimited
+}
+
+// statusKind is the Kind of a google.rpc.Code name, false for a name it does not know. A
+// RESOURCE_EXHAUSTED that is per day (daily) is KindQuotaExhausted; bad requests are split
+// by badRequestKind.
+func statusKind(status string, daily bool, ae apiError) (translate.Kind, bool) {
 	switch status {
 	case "RESOURCE_EXHAUSTED":
-		if daily {
-			return translate.KindQuotaExhausted
-		}
-		return translate.KindRateLimited
+		return rateKind(daily), true
 	case "UNAUTHENTICATED", "PERMISSION_DENIED":
-		return translate.KindUnauthorized
+		return translate.KindUnauthorized, true
 	case "INVALID_ARGUMENT", "FAILED_PRECONDITION", "OUT_OF_RANGE":
-		return badRequestKind(ae)
+		return badRequestKind(ae), true
 	case "NOT_FOUND":
 		// The project, location or path does not exist: a configuration error that no
 		// request can get past, so the engine is set aside until reconfigured.
-		return translate.KindUnauthorized
+		return translate.KindUnauthorized, true
 	case "DEADLINE_EXCEEDED":
-		return translate.KindTimeout
+		return translate.KindTimeout, true
 	case "UNAVAILABLE", "INTERNAL", "UNKNOWN", "ABORTED", "CANCELLED", "DATA_LOSS":
-		return translate.KindUnavailable
+		return translate.KindUnavailable, true
 	case "UNIMPLEMENTED":
-		return translate.KindUnsupported
+		return translate.KindUnsupported, true
 	}
-	return httpx.StatusKind(code)
+	return translate.KindUnknown, false
 }
 
 // statusOf is the canonical google.rpc.Code name for an HTTP status, for errors that carry

@@ -300,31 +300,60 @@ type chatRequest struct {
 }
 
 type chatResponse struct {
-	Choices []struct {
-		Index   int `json:"index"`
-		Message struct {
-			Content   *string         `json:"content"`
-			Refusal   *string         `json:"refusal"`
-			ToolCalls json.RawMessage `json:"tool_calls"`
-		} `json:"message"`
-		FinishReason string `json:"finish_reason"`
-	} `json:"choices"`
-	Usage *struct {
+	Choices []choice `json:"choices"`
+	Usage   *struct {
 		PromptTokens     int64 `json:"prompt_tokens"`
 		CompletionTokens int64 `json:"completion_tokens"`
 	} `json:"usage"`
 }
 
+// choice is one of CreateChatCompletionResponse's choices.
+type choice struct {
+	Index   int `json:"index"`
+	Message struct {
+		Content   *string         `json:"content"`
+		Refusal   *string         `json:"refusal"`
+		ToolCalls json.RawMessage `json:"tool_calls"`
+	} `json:"message"`
+	FinishReason string `json:"finish_reason"`
+}
+
 // complete sends texts in one chat completion and returns their translations, adding the
 // token usage to res.
 func (e *Engine) complete(ctx context.Context, req *translate.EngineRequest, texts []string, res *translate.EngineResult) ([]string, error) {
+	body, user, err := e.chatBody(req, texts)
+	if err != nil {
+		return nil, err
+	}
+	secrets := append([]string{user, req.Instruction}, texts...)
+	resp, err := e.post(ctx, body, secrets)
+	if err != nil {
+		return nil, err
+	}
+	ch, err := e.decode(resp, res, secrets)
+	if err != nil {
+		return nil, err
+	}
+	content, err := e.content(resp, ch, texts)
+	if err != nil {
+		return nil, err
+	}
+	if len(texts) == 1 {
+		return []string{cleanOne(texts[0], content)}, nil
+	}
+	return e.batchAnswer(resp, texts, content)
+}
+
+// chatBody is the JSON request for texts and the user message in it: the one text as it
+// is, or several as a JSON array, answered in JSON mode unless WithoutJSONMode.
+func (e *Engine) chatBody(req *translate.EngineRequest, texts []string) ([]byte, string, error) {
 	batch := len(texts) > 1
 	body := chatRequest{Model: e.model, Temperature: 0}
 	user := texts[0]
 	if batch {
 		var err error
 		if user, err = marshalTexts(texts); err != nil {
-			return nil, e.errorf(translate.KindInvalidInput, "encoding texts: %v", err)
+			return nil, "", e.errorf(translate.KindInvalidInput, "encoding texts: %v", err)
 		}
 		if e.cfg.jsonMode {
 			body.ResponseFormat = &responseFormat{Type: "json_object"}
@@ -336,19 +365,21 @@ func (e *Engine) complete(ctx context.Context, req *translate.EngineRequest, tex
 	}
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(body); err != nil {
-		return nil, e.errorf(translate.KindInvalidInput, "encoding request: %v", err)
+		return nil, "", e.errorf(translate.KindInvalidInput, "encoding request: %v", err)
 	}
-	secrets := append([]string{user, req.Instruction}, texts...)
-	resp, err := e.post(ctx, buf.Bytes(), secrets)
-	if err != nil {
-		return nil, err
-	}
+	return buf.Bytes(), user, nil
+}
+
+// decode reads a 2xx answer, adding its rate-limit headers and token usage to res, and
+// returns its first choice. An answer without choices is KindBadOutput, with the error
+// message of the body, if any, quoting none of secrets.
+func (e *Engine) decode(resp *httpx.Response, res *translate.EngineResult, secrets []string) (choice, error) {
 	if l := httpx.Limits(resp.Header); l != nil {
 		res.Limits = l
 	}
 	var cr chatResponse
 	if err := json.Unmarshal(resp.Body, &cr); err != nil {
-		return nil, e.badOutput(resp, "response is not a chat completion: %v", err)
+		return choice{}, e.badOutput(resp, "response is not a chat completion: %v", err)
 	}
 	if cr.Usage != nil {
 		res.InputTokens += cr.Usage.PromptTokens
@@ -356,33 +387,42 @@ func (e *Engine) complete(ctx context.Context, req *translate.EngineRequest, tex
 	}
 	if len(cr.Choices) == 0 {
 		if m := errorMessage(resp.Body); m != "" {
-			return nil, httpx.Error(e.Name(), translate.KindBadOutput, resp, "no choices: "+m, append(secrets, e.apiKey)...)
+			return choice{}, httpx.Error(e.Name(), translate.KindBadOutput, resp, "no choices: "+m, append(secrets, e.apiKey)...)
 		}
-		return nil, e.badOutput(resp, "no choices in the response")
+		return choice{}, e.badOutput(resp, "no choices in the response")
 	}
-	ch := cr.Choices[0]
+	return cr.Choices[0], nil
+}
+
+// content is the answer of ch without a leading thinking block the texts do not have. A
+// choice cut at the token limit is KindTextTooLong; a filtered answer, a tool call, a
+// refusal or no text are KindBadOutput.
+func (e *Engine) content(resp *httpx.Response, ch choice, texts []string) (string, error) {
 	switch ch.FinishReason {
 	case "length":
-		return nil, httpx.Error(e.Name(), translate.KindTextTooLong, resp,
+		return "", httpx.Error(e.Name(), translate.KindTextTooLong, resp,
 			"finish_reason length: the answer was cut at the model's token limit")
 	case "content_filter":
-		return nil, e.badOutput(resp, "finish_reason content_filter: content was omitted by the content filter")
+		return "", e.badOutput(resp, "finish_reason content_filter: content was omitted by the content filter")
 	case "tool_calls", "function_call":
-		return nil, e.badOutput(resp, "finish_reason %s: the model called a tool instead of answering", ch.FinishReason)
+		return "", e.badOutput(resp, "finish_reason %s: the model called a tool instead of answering", ch.FinishReason)
 	}
 	if ch.Message.Refusal != nil && *ch.Message.Refusal != "" {
-		return nil, e.badOutput(resp, "the model refused to translate")
+		return "", e.badOutput(resp, "the model refused to translate")
 	}
 	if ch.Message.Content == nil || strings.TrimSpace(*ch.Message.Content) == "" {
-		return nil, e.badOutput(resp, "empty message content")
+		return "", e.badOutput(resp, "empty message content")
 	}
 	content := stripThinking(texts, *ch.Message.Content)
 	if strings.TrimSpace(content) == "" {
-		return nil, e.badOutput(resp, "empty message content")
+		return "", e.badOutput(resp, "empty message content")
 	}
-	if !batch {
-		return []string{cleanOne(texts[0], content)}, nil
-	}
+	return content, nil
+}
+
+// batchAnswer reads the translations of texts from content, a JSON answer, each with the
+// white space around its text; a missing or blank translation is KindBadOutput.
+func (e *Engine) batchAnswer(resp *httpx.Response, texts []string, content string) ([]string, error) {
 	got, err := parseTexts(content, len(texts))
 	if err != nil {
 		return nil, e.badOutput(resp, "batch answer: %v", err)

@@ -66,41 +66,59 @@ func (s *sseReader) Next() (sseEvent, error) {
 	for {
 		line, err := s.readLine()
 		if err != nil {
-			if err == io.EOF && (len(line) > 0 || len(s.data) > 0 || len(s.typ) > 0) {
-				err = io.ErrUnexpectedEOF
-			}
-			return sseEvent{}, err
+			return sseEvent{}, s.endError(line, err)
 		}
-		if !s.started {
-			s.started = true
-			line = bytes.TrimPrefix(line, []byte("\xEF\xBB\xBF"))
-		}
+		line = s.skipBOM(line)
 		if len(line) == 0 {
 			if ev, ok := s.dispatch(); ok {
 				return ev, nil
 			}
 			continue
 		}
-		if line[0] == ':' {
-			continue // a comment, such as a keep-alive
-		}
-		field, value := line, []byte(nil)
-		if i := bytes.IndexByte(line, ':'); i >= 0 {
-			field, value = line[:i], line[i+1:]
-			if len(value) > 0 && value[0] == ' ' {
-				value = value[1:]
-			}
-		}
-		switch string(field) {
-		case "event":
-			s.typ = append(s.typ[:0], value...)
-		case "data":
-			if len(s.data)+len(value)+1 > s.maxLine {
-				return sseEvent{}, errSSEEventTooLong
-			}
-			s.data = append(append(s.data, value...), '\n')
+		if err := s.field(line); err != nil {
+			return sseEvent{}, err
 		}
 	}
+}
+
+// endError is Next's error when readLine fails with err, rest being what it read of an
+// unterminated line: io.ErrUnexpectedEOF for an end of stream inside an event, err as it
+// is otherwise.
+func (s *sseReader) endError(rest []byte, err error) error {
+	if err == io.EOF && (len(rest) > 0 || len(s.data) > 0 || len(s.typ) > 0) {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// skipBOM removes a byte order mark from the start of the stream's first line.
+func (s *sseReader) skipBOM(line []byte) []byte {
+	if s.started {
+		return line
+	}
+	s.started = true
+	return bytes.TrimPrefix(line, []byte("\xEF\xBB\xBF"))
+}
+
+// field takes in one non-blank line: a comment (such as a keep-alive) is skipped, an event
+// field sets the event type, a data field adds to the event's data; other fields are
+// ignored. Data over the limit is errSSEEventTooLong.
+func (s *sseReader) field(line []byte) error {
+	if line[0] == ':' {
+		return nil
+	}
+	name, value, _ := bytes.Cut(line, []byte(":"))
+	value = bytes.TrimPrefix(value, []byte(" ")) // "field: value" is "field:value"
+	switch string(name) {
+	case "event":
+		s.typ = append(s.typ[:0], value...)
+	case "data":
+		if len(s.data)+len(value)+1 > s.maxLine {
+			return errSSEEventTooLong
+		}
+		s.data = append(append(s.data, value...), '\n')
+	}
+	return nil
 }
 
 // dispatch ends the current event at a blank line. It reports false, and resets the event
