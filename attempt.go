@@ -173,8 +173,8 @@ func (c *Client) charge(e *engine, l *lease, out *EngineResult, now int64) (int6
 	return chars, cost
 }
 
-// callStart is the real time the last call started.
-func (w *walk) callStart() time.Time { return w.sc.callStart }
+// callStart is when the last call started, on deadline.Now's clock.
+func (w *walk) callStart() int64 { return w.sc.callStart }
 
 // call makes one engine call under the attempt deadline and checks the answer. Its own
 // frame, the one that waits through the engine's answer, is small: what a call needs
@@ -200,7 +200,7 @@ func (w *walk) call(e *engine, l *lease) (*EngineResult, error) {
 
 // attemptCall is what one engine call carries from begin to end.
 type attemptCall struct {
-	start, ad time.Time // when the call started, its deadline
+	start, ad int64 // when the call started, its deadline (deadline.Now's clock)
 	req       *EngineRequest
 	dc        *deadline.Call
 	j         *engineCall // set up for the runner (not inline, not streamed)
@@ -216,7 +216,7 @@ func (w *walk) begin(e *engine, l *lease, a *attemptCall) {
 	c, r := w.c, w.r
 	a.start = w.start
 	if w.called || l.waited {
-		a.start = time.Now()
+		a.start = deadline.Now()
 	}
 	w.called = true
 	w.sc.callStart = a.start
@@ -244,10 +244,10 @@ func (w *walk) begin(e *engine, l *lease, a *attemptCall) {
 // end records and checks the answer of the call a to e.
 func (w *walk) end(e *engine, l *lease, a *attemptCall, out *EngineResult, err error) (*EngineResult, error) {
 	c := w.c
-	lat := time.Since(a.start) // the monotonic clock only: half the cost of time.Now here
-	w.ended = a.start.Add(lat)
+	w.ended = deadline.Now() // the monotonic clock only: half the cost of time.Now
+	lat := time.Duration(w.ended - a.start)
 	if a.inline {
-		c.inlineReturned(e, a.start, lat, a.ad, a.dc.Ctx.Watched())
+		c.inlineReturned(e, a.start, w.ended, a.ad, a.dc.Ctx.Watched())
 	}
 	if w.j.pack {
 		err = c.checkPack(w, a.actx, e, l.texts, out, err)
@@ -269,17 +269,19 @@ func (w *walk) end(e *engine, l *lease, a *attemptCall, out *EngineResult, err e
 }
 
 // initCtx sets up the attempt's context, for a call that runs inline (which it reports: see
-// deadline.Trust), on the Client's runner (which ends the context), or streamed.
-func (w *walk) initCtx(dc *deadline.Call, e *engine, start, ad time.Time) (inline bool) {
+// deadline.Trust), on the Client's runner (which ends the context), or streamed. start and
+// ad are deadline.Now's instants.
+func (w *walk) initCtx(dc *deadline.Call, e *engine, start, ad int64) (inline bool) {
+	d := deadline.Time(ad)
 	switch {
 	case w.r.sink != nil && w.j.fid == nil: // a stream's call, made apart by invokeStream
-		dc.Ctx.Init(w.ctx, ad)
+		dc.Ctx.Init(w.ctx, d)
 		return false
-	case e.trust.Inline(deadline.At(start)) && !e.has(flagIsolate):
-		dc.Ctx.InitInline(w.ctx, ad, &w.sc.wait, &e.trust)
+	case e.trust.Inline(start) && !e.has(flagIsolate):
+		dc.Ctx.InitInline(w.ctx, d, &w.sc.wait, &e.trust)
 		return true
 	}
-	dc.Ctx.InitWatched(w.ctx, ad) // ended by c.runner
+	dc.Ctx.InitWatched(w.ctx, d) // ended by c.runner
 	return false
 }
 
@@ -300,7 +302,7 @@ type engineCall struct {
 	ctx context.Context
 	dc  *deadline.Context // the call's own, under ctx
 	req *EngineRequest
-	ad  time.Time // the attempt's deadline
+	ad  int64 // the attempt's deadline, on deadline.Now's clock
 	out *EngineResult
 	err error
 }
@@ -312,17 +314,15 @@ func (j *engineCall) Run() {
 	start := deadline.Now()
 	j.out, j.err = protect(j.ctx, j.e, j.req)
 	end := deadline.Now()
-	j.e.trust.Record(start, end, j.dc != nil && j.dc.Watched(), end <= deadline.At(j.ad))
+	j.e.trust.Record(start, end, j.dc != nil && j.dc.Watched(), end <= j.ad)
 }
 
-// inlineReturned records an inline call that started at start and took lat for its
-// engine's trust (watched: it asked its context for Done); if it returned well past its
-// deadline ad, the engine's calls run on the runner for good (see overran).
-func (c *Client) inlineReturned(e *engine, start time.Time, lat time.Duration, ad time.Time, watched bool) {
-	at := deadline.At(start)
-	ended := start.Add(lat)
-	e.trust.Record(at, at+int64(lat), watched, !ended.After(ad))
-	if ended.Sub(ad) > overrunGrace {
+// inlineReturned records an inline call that ran from start to ended for its engine's trust
+// (watched: it asked its context for Done); if it returned well past its deadline ad, the
+// engine's calls run on the runner for good (see overran). Instants are deadline.Now's.
+func (c *Client) inlineReturned(e *engine, start, ended, ad int64, watched bool) {
+	e.trust.Record(start, ended, watched, ended <= ad)
+	if time.Duration(ended-ad) > overrunGrace {
 		c.overran(e, ad, ended)
 	}
 }
@@ -331,7 +331,7 @@ func (c *Client) inlineReturned(e *engine, start time.Time, lat time.Duration, a
 // returned well past its deadline is reported once as ignoring its context.
 func (j *engineCall) Late() {
 	j.e.abandoned.Add(-1)
-	j.c.overran(j.e, j.ad, time.Now())
+	j.c.overran(j.e, j.ad, deadline.Now())
 }
 
 // invoke makes the engine call j on the Client's runner, so that the request goes on by the
@@ -356,10 +356,10 @@ func (w *walk) invoke(dc *deadline.Call, j *engineCall) (*EngineResult, error) {
 }
 
 // overran marks e as one that ignores its context (and warns, once) if its call, which
-// returned at ended, returned well past its deadline. Streamed and hedged calls, and
-// probes, then run apart (see invokeApart).
-func (c *Client) overran(e *engine, deadline, ended time.Time) {
-	if ended.Sub(deadline) > overrunGrace && e.set(flagIsolate) {
+// returned at ended, returned well past its deadline ad (instants of deadline.Now's clock).
+// Streamed and hedged calls, and probes, then run apart (see invokeApart).
+func (c *Client) overran(e *engine, ad, ended int64) {
+	if time.Duration(ended-ad) > overrunGrace && e.set(flagIsolate) {
 		c.obs.warn("engine ignores its context: its calls now run apart", e.name)
 	}
 }
@@ -560,7 +560,7 @@ func (c *Client) enter(w *walk, e *engine, l *lease) error {
 	if e.limiter == nil && e.sem == nil {
 		return nil
 	}
-	left := time.Until(w.deadline)
+	left := w.left()
 	if e.limiter != nil {
 		if err := c.enterRate(w, e, l, left); err != nil {
 			return err

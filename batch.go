@@ -241,7 +241,7 @@ func (c *Client) runPack(ctx context.Context, p *packRun, items []packItem, text
 		if ierr == nil && !res.FromCache {
 			c.remember(&it.r, res, nil, []string{res.Engine}, p.now)
 		}
-		c.obs.requestEnd(ctx, nil, &it.r, res, ierr, w.ended.Sub(w.start))
+		c.obs.requestEnd(ctx, nil, &it.r, res, ierr, time.Duration(w.ended-w.start))
 	}
 }
 
@@ -314,7 +314,7 @@ func (w *walk) packAnswer(k int, items []packItem, err error) (*Result, error) {
 	} else if src := w.j.partSrc[part]; src != "" {
 		res.Source = src
 	}
-	res.Latency = w.ended.Sub(w.start)
+	res.Latency = time.Duration(w.ended - w.start)
 	res.Degraded = w.degraded()
 	if it.lead == k && w.r.chars > 0 { // a text shared by several requests is paid by the first
 		res.Cost = w.j.cost * float64(it.r.chars) / float64(w.r.chars)

@@ -458,3 +458,33 @@ func TestHungInlineEngineHoldsOnlyTheCallsInFlight(t *testing.T) {
 		time.Sleep(5 * time.Second) // the abandoned calls return
 	})
 }
+
+// farDeadline is a context whose deadline is d but that never ends by itself, as a context
+// implementation of the caller's own may be.
+type farDeadline struct {
+	context.Context
+	d time.Time
+}
+
+func (c farDeadline) Deadline() (time.Time, bool) { return c.d, true }
+
+// TestCallerDeadlineCenturiesAway: a caller's ctx that reports a deadline in year 1 (and
+// is not done) fails the request at once with the caller's KindTimeout, no engine called,
+// as any deadline already past; one in year 9999 leaves the Client's deadline in charge:
+// the request is served. Instants that far out do not fit the walk's clock (int64
+// nanoseconds), and must not wrap around.
+func TestCallerDeadlineCenturiesAway(t *testing.T) {
+	e := fake.New("a")
+	c := newClient(t, translate.WithEngine(e, translate.Profile{}))
+	_, err := c.Translate(farDeadline{context.Background(), time.Time{}}, req("hello"))
+	if msg := callerErrorWant(err, true); msg != "" {
+		t.Errorf("deadline in year 1: %s", msg)
+	}
+	if n := e.Calls(); n != 0 {
+		t.Errorf("deadline in year 1: %d engine calls, want 0", n)
+	}
+	res, err := c.Translate(farDeadline{context.Background(), time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)}, req("hello"))
+	if err != nil || res.Engine != "a" {
+		t.Errorf("deadline in year 9999: %v, %v; want served by a", res, err)
+	}
+}

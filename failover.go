@@ -36,13 +36,13 @@ type walk struct {
 	switches int
 	lastErr  error // the last call's error
 	skipErr  error // the pinned engine's skip, or a request id's first error
-	deadline time.Time
-	now      int64     // the Client's clock when the request was admitted: one clock per request
-	start    time.Time // real time the request started
-	ended    time.Time // real time the last engine call returned
-	called   bool      // an engine was called: later attempts read the time anew
-	stage    stage     // the stage that served
-	budget   bool      // the budget refused an engine
+	deadline int64 // when the request must end, on deadline.Now's clock (real time)
+	now      int64 // the Client's clock when the request was admitted: one clock per request
+	start    int64 // when the request started (r.t0), on deadline.Now's clock
+	ended    int64 // when the last engine call returned (start before any), on deadline.Now's clock
+	called   bool  // an engine was called: later attempts read the time anew
+	stage    stage // the stage that served
+	budget   bool  // the budget refused an engine
 	sc       *scratch
 	stored   *StoredAnswer // the Store's answer (second-level cache or the request id's first)
 	launched bool          // a hedged attempt started a call (attempt numbering)
@@ -53,13 +53,26 @@ type walk struct {
 // r.t0 is set.
 func (c *Client) newWalk(ctx context.Context, r *request, b *resultBuf, stale *cacheEntry, now int64, sc *scratch) walk {
 	r.id = b.RequestID
-	w := walk{c: c, ctx: ctx, r: r, stale: stale, plan: planFor(r), attempts: b.Attempts,
-		deadline: r.t0.Add(r.s.deadline), now: now, start: r.t0, sc: sc}
-	if d, ok := ctx.Deadline(); ok && d.Before(w.deadline) {
-		w.deadline = d
-	}
-	return w
+	start, end := walkClock(ctx, r)
+	return walk{c: c, ctx: ctx, r: r, stale: stale, plan: planFor(r), attempts: b.Attempts,
+		deadline: end, now: now, start: start, ended: start, sc: sc}
 }
+
+// walkClock returns when r started (r.t0) and when it must end, on deadline.Now's clock:
+// the Client's deadline after r.t0, or ctx's when it comes first. A ctx deadline already past
+// at the start counts as the start: the request fails at once, as with any deadline past,
+// and no instant lies so far back that the walk's arithmetic on it could overflow.
+func walkClock(ctx context.Context, r *request) (start, end int64) {
+	start = deadline.At(r.t0)
+	end = start + int64(r.s.deadline) // at most an hour (options.validate)
+	if d, ok := ctx.Deadline(); ok {
+		end = min(end, max(deadline.At(d), start))
+	}
+	return start, end
+}
+
+// left returns the time left before the request's deadline: a clock read.
+func (w *walk) left() time.Duration { return time.Duration(w.deadline - deadline.Now()) }
 
 // spread is the key of the stripe the walk's counters add to (see scratch.spread).
 func (w *walk) spread() uint64 { return w.sc.spread }
@@ -225,9 +238,9 @@ func (w *walk) staleServes() bool {
 func (w *walk) timeLeft(e *engine) error {
 	now := w.start // the request's start serves its first attempt
 	if w.called {
-		now = time.Now()
+		now = deadline.Now()
 	}
-	if w.deadline.Sub(now) < min(minAttemptTime, e.prof.Timeout) {
+	if time.Duration(w.deadline-now) < min(minAttemptTime, e.prof.Timeout) {
 		if w.callersDeadline() {
 			return w.callerError(context.DeadlineExceeded)
 		}
@@ -241,17 +254,15 @@ func (w *walk) timeLeft(e *engine) error {
 // never after the request's deadline. When another engine could make a call after it, the
 // call ends early enough to leave that call its reserve (deadline.Reserve: a quarter of the
 // request's deadline, or half the time left when less is left), so that a hung engine never
-// takes the time a backup needs.
-func (w *walk) attemptDeadline(e *engine, start time.Time, texts []string) time.Time {
-	ad := start.Add(deadline.Grown(e.prof.Timeout, e.prof.TimeoutPerKTokens, texts))
-	if ad.After(w.deadline) || ad.Before(start) { // past the deadline, or overflowed
-		ad = w.deadline
-	}
-	reserve := deadline.Reserve(w.r.s.deadline, w.deadline.Sub(start))
-	if w.deadline.Sub(ad) >= reserve || !w.nextCallLeft(e) {
+// takes the time a backup needs. Instants are deadline.Now's.
+func (w *walk) attemptDeadline(e *engine, start int64, texts []string) int64 {
+	// deadline.Add saturates: a timeout grown past int64 ends at the request's deadline.
+	ad := min(deadline.Add(start, deadline.Grown(e.prof.Timeout, e.prof.TimeoutPerKTokens, texts)), w.deadline)
+	reserve := deadline.Reserve(w.r.s.deadline, time.Duration(w.deadline-start))
+	if time.Duration(w.deadline-ad) >= reserve || !w.nextCallLeft(e) {
 		return ad
 	}
-	return w.deadline.Add(-reserve)
+	return w.deadline - int64(reserve)
 }
 
 // nextCallLeft reports whether, should e's call fail, the request could still make a call
@@ -265,7 +276,7 @@ func (w *walk) nextCallLeft(e *engine) bool {
 // before the Client's).
 func (w *walk) callersDeadline() bool {
 	d, ok := w.ctx.Deadline()
-	return ok && !d.After(w.deadline)
+	return ok && deadline.At(d) <= w.deadline
 }
 
 // callerErr returns ctx's error once ctx is done, or context.DeadlineExceeded once the
@@ -275,7 +286,7 @@ func (w *walk) callerErr() error {
 	if err := w.ctx.Err(); err != nil {
 		return err
 	}
-	if w.callersDeadline() && !time.Now().Before(w.deadline) {
+	if w.callersDeadline() && deadline.Now() >= w.deadline {
 		return context.DeadlineExceeded
 	}
 	return nil
@@ -389,7 +400,7 @@ func (w *walk) retrySame(e *engine, kind Kind, err error) (time.Duration, bool) 
 	if kind == KindTimeout {
 		need = wait + e.prof.Timeout
 	}
-	return wait, time.Until(w.deadline) > need
+	return wait, w.left() > need
 }
 
 // othersLeft reports whether an engine other than e could serve in the current stage or a

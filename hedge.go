@@ -40,8 +40,8 @@ type racer struct {
 	stage  stage
 	n      int   // the attempt's number, for telemetry
 	now    int64 // the Client's clock when the request was admitted: the lease's period
-	start  time.Time
-	ended  time.Time
+	start  int64 // when the call started, and returned, on deadline.Now's clock
+	ended  int64
 	actx   context.Context
 	span   trace.Span
 	cancel func() // ends the call's context
@@ -141,14 +141,14 @@ func (w *walk) hedgeCandidate() (*engine, stage) {
 // launch starts the call on e in a goroutine; its answer arrives on ch.
 func (w *walk) launch(e *engine, l *lease, s stage, ch chan<- *racer) *racer {
 	c, r := w.c, w.r
-	h := &racer{e: e, l: *l, stage: s, start: time.Now(), n: len(w.attempts) + 1, now: w.now}
+	h := &racer{e: e, l: *l, stage: s, start: deadline.Now(), n: len(w.attempts) + 1, now: w.now}
 	if w.launched {
 		h.n++
 	}
 	w.launched = true
 	ad := w.attemptDeadline(e, h.start, h.l.texts)
 	dc := &deadline.Call{}
-	dc.Ctx.InitWatched(w.ctx, ad) // ended by c.runner
+	dc.Ctx.InitWatched(w.ctx, deadline.Time(ad)) // ended by c.runner
 	h.cancel = func() { dc.Ctx.Release() }
 	// The call's own texts: an abandoned call may still read them after the request's
 	// scratch, which holds the request's parts, went back to the pool.
@@ -172,7 +172,7 @@ func (w *walk) launch(e *engine, l *lease, s stage, ch chan<- *racer) *racer {
 			e.abandoned.Add(1)
 			err = dc.Ctx.Err()
 		}
-		h.ended = time.Now()
+		h.ended = deadline.Now()
 		h.out, h.err = out, c.check(h.actx, parent, e, r, texts, out, err)
 		ch <- h
 	}()
@@ -182,7 +182,7 @@ func (w *walk) launch(e *engine, l *lease, s stage, ch chan<- *racer) *racer {
 // land records a call of a hedged attempt and settles its lease, as call and settle do
 // for an unhedged one, and returns its answer.
 func (w *walk) land(h *racer) (*engine, *EngineResult, error) {
-	lat := h.ended.Sub(h.start)
+	lat := time.Duration(h.ended - h.start)
 	w.c.obs.attemptEnd(h.actx, h.span, h.e, h.n, lat, h.err)
 	h.cancel()
 	w.attempts = append(w.attempts, Attempt{Engine: h.e.name, Latency: lat, Err: h.err})
@@ -220,7 +220,7 @@ func (w *walk) abandon(h *racer, ch <-chan *racer) {
 	c := w.c
 	go func() {
 		h := <-ch
-		c.obs.attemptEnd(h.actx, h.span, h.e, h.n, h.ended.Sub(h.start), h.err)
+		c.obs.attemptEnd(h.actx, h.span, h.e, h.n, time.Duration(h.ended-h.start), h.err)
 		c.settleAbandoned(h)
 	}()
 }

@@ -60,7 +60,7 @@ type longPart struct {
 	src      string
 	attempts []Attempt
 	degraded bool
-	ended    time.Time
+	ended    int64 // when its last call returned, on deadline.Now's clock
 }
 
 // mayGoLong reports whether r may be translated as several walks at once: not for a
@@ -94,7 +94,7 @@ func (w *walk) runLong(res *Result) (*Result, error, bool) {
 	}
 	split := segment.Split(w.r.Text, unit)
 	lt := &longText{parts: make([]longPart, len(split.Parts)), cur: e, stage: w.stage, at: w.at, tried: w.tried.clone(),
-		base: walk{c: w.c, r: w.r, plan: w.plan, deadline: w.deadline, now: w.now, start: w.start}}
+		base: walk{c: w.c, r: w.r, plan: w.plan, deadline: w.deadline, now: w.now, start: w.start, ended: w.start}}
 	conc := min(w.c.batchConc, len(split.Parts))
 	if m := e.prof.MaxConcurrency; m > 0 {
 		conc = min(conc, m)
@@ -175,9 +175,7 @@ func (w *walk) joinLong(res *Result, split segment.Segments, lt *longText) (*Res
 		}
 		w.j.srcTag = cmp.Or(w.j.srcTag, p.src)
 		degraded = degraded || p.degraded
-		if p.ended.After(w.ended) {
-			w.ended = p.ended
-		}
+		w.ended = max(w.ended, p.ended)
 	}
 	w.attempts = res.Attempts
 	if err := lt.err; err != nil {
@@ -206,7 +204,7 @@ func (w *walk) joinLong(res *Result, split segment.Segments, lt *longText) (*Res
 	}
 	res.Degraded = degraded
 	res.Source = w.sourceOf(w.r)
-	res.Latency = w.ended.Sub(w.start)
+	res.Latency = time.Duration(w.ended - w.start)
 	return res, nil
 }
 

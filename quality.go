@@ -73,7 +73,7 @@ func (c *Client) recordCall(w *walk, e *engine, ok bool, kind Kind) (pairBad boo
 			return tracked
 		}
 	}
-	e.h.Record(w.spread(), ok, w.ended.Sub(w.callStart()))
+	e.h.Record(w.spread(), ok, time.Duration(w.ended-w.callStart()))
 	return false
 }
 

@@ -191,7 +191,7 @@ func (c *Client) rampRecord(w *walk, e *engine, err error, kind Kind, caller boo
 	default:
 		o = canary.Failed
 	}
-	lat := w.ended.Sub(w.callStart())
+	lat := time.Duration(w.ended - w.callStart())
 	switch {
 	case e.ramp != nil:
 		if st, moved := e.ramp.Record(o, lat, time.Unix(0, w.now)); moved {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/fanyi-go/translate/internal/deadline"
 	"github.com/fanyi-go/translate/internal/lang"
 	"github.com/fanyi-go/translate/internal/lazyctx"
 )
@@ -43,11 +44,8 @@ func (c *Client) storeAdmit(w *walk, e *engine, l *lease) error {
 	if w.j.next == 0 && len(w.j.split.Parts) == 1 {
 		a.CacheKey = c.storeKey(r)
 	}
-	end := w.deadline
-	if d := time.Now().Add(storeWait); d.Before(end) {
-		end = d
-	}
-	ctx := lazyctx.New(w.ctx, end)
+	end := min(w.deadline, deadline.Now()+int64(storeWait))
+	ctx := lazyctx.New(w.ctx, deadline.Time(end))
 	got, err := c.store.Admit(ctx, a)
 	ctx.Release()
 	if err != nil {

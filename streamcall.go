@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/fanyi-go/translate/internal/deadline"
 	"github.com/fanyi-go/translate/internal/ordered"
@@ -20,7 +19,7 @@ type streamSink = ordered.Sink
 // within overrunGrace even if the engine ignores ctx: breaking out of a stream never waits
 // for an engine. An engine that overruns is marked to be called apart from then on (see
 // invoke) and counted among its abandoned calls until it returns.
-func (c *Client) invokeStream(ctx context.Context, e *engine, req *EngineRequest, _ time.Time, sink *streamSink) (*EngineResult, error) {
+func (c *Client) invokeStream(ctx context.Context, e *engine, req *EngineRequest, _ int64, sink *streamSink) (*EngineResult, error) {
 	own := *req // the call's own request: an abandoned engine may still read it
 	own.Texts = append([]string(nil), req.Texts...)
 	call := func() (*EngineResult, error) { return protect(ctx, e, &own) }

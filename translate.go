@@ -444,11 +444,9 @@ func (c *Client) reuse(prev *Result, reqID string, t0 time.Time) *Result {
 func (c *Client) run(ctx context.Context, r *request, b *resultBuf, stale *cacheEntry, now int64, sc *scratch) (*Result, error) {
 	res := &b.Result
 	r.id = res.RequestID
+	start, end := walkClock(ctx, r)
 	w := walk{c: c, ctx: ctx, r: r, stale: stale, plan: planFor(r), attempts: res.Attempts,
-		deadline: r.t0.Add(r.s.deadline), now: now, start: r.t0, sc: sc}
-	if d, ok := ctx.Deadline(); ok && d.Before(w.deadline) {
-		w.deadline = d
-	}
+		deadline: end, now: now, start: start, ended: start, sc: sc}
 	if p := r.prior; p != nil {
 		w.tried, w.skipErr = p.sentTo(), p.err
 	}
@@ -477,7 +475,7 @@ func (c *Client) run(ctx context.Context, r *request, b *resultBuf, stale *cache
 func (w *walk) result(res *Result) (*Result, error) {
 	if a := w.stored; a != nil {
 		res.Text, res.Source, res.Engine, res.FromCache = a.Text, a.Source, a.Engine, true
-		res.Latency = time.Since(w.start)
+		res.Latency = time.Duration(deadline.Now() - w.start)
 		return res, nil
 	}
 	if w.stage == stageStale {
@@ -493,7 +491,7 @@ func (w *walk) result(res *Result) (*Result, error) {
 	}
 	res.Degraded = w.degraded()
 	res.Source = w.sourceOf(w.r)
-	res.Latency = w.ended.Sub(w.start) // the last action was the successful call
+	res.Latency = time.Duration(w.ended - w.start) // the last action was the successful call
 	return res, nil
 }
 
@@ -501,7 +499,7 @@ func (w *walk) result(res *Result) (*Result, error) {
 func (w *walk) serveStale(res *Result, st *cacheEntry) *Result {
 	res.Text, res.Source, res.Engine = st.res.Text, st.res.Source, st.engine
 	res.FromCache, res.Degraded = true, true
-	res.Latency = time.Since(w.start)
+	res.Latency = time.Duration(deadline.Now() - w.start)
 	w.c.obs.degraded(howStaleCache)
 	return res
 }
@@ -823,7 +821,7 @@ type scratch struct {
 	part, sep [1]string
 	out, eng  [1]string
 	cands     []candidate
-	callStart time.Time
+	callStart int64 // when the walk's last call started, on deadline.Now's clock
 	r         request
 	j         job
 	// spread picks the stripe of the counters a request adds to (health, pair quality, the

@@ -1,6 +1,7 @@
 package deadline
 
 import (
+	"math"
 	"sync/atomic"
 	"time"
 )
@@ -51,8 +52,27 @@ var epoch = time.Now()
 // Now returns the monotonic clock in nanoseconds: a clock read that costs half of time.Now's.
 func Now() int64 { return int64(time.Since(epoch)) }
 
-// At returns t, taken with time.Now, as Now would have: no clock read.
+// At returns t, taken with time.Now, as Now would have: no clock read. A t more than about
+// 292 years from the process's start comes out as the smallest or largest int64.
 func At(t time.Time) int64 { return int64(t.Sub(epoch)) }
+
+// Time returns the instant n (see Now) as a time.Time, for a context's Deadline, with
+// At(Time(n)) == n. It carries a monotonic reading, and its wall clock is n's: in a synctest
+// bubble, where time.Now carries none and times compare by their wall clocks, the bubble's.
+func Time(n int64) time.Time { return epoch.Add(time.Duration(n)) }
+
+// Add returns the instant d after n (see Now), or the first or last instant an int64 holds
+// when n+d overflows: an absurd timeout never wraps around into the past.
+func Add(n int64, d time.Duration) int64 {
+	m := n + int64(d)
+	switch {
+	case d > 0 && m < n:
+		return math.MaxInt64
+	case d < 0 && m > n:
+		return math.MinInt64
+	}
+	return m
+}
 
 // Inline reports whether a call starting at now (see Now) may run inline.
 func (t *Trust) Inline(now int64) bool {
