@@ -288,3 +288,43 @@ func TestSplitPrefersBlankLinesAndMerges(t *testing.T) {
 		t.Errorf("1,000 tiny paragraphs split at 1,000 code points: %d parts, want 4", len(s.Parts))
 	}
 }
+
+// spanAt finds the placeholders and tags that Split never breaks inside.
+func TestSpanAt(t *testing.T) {
+	tests := []struct {
+		name string
+		text string
+		i    int
+		want int
+	}{
+		{"brace", "a {name} b", 2, 8},
+		{"brace at its longest", "{" + strings.Repeat("x", 62) + "}", 0, 64},
+		{"brace too long", "{" + strings.Repeat("x", 63) + "}", 0, -1},
+		{"empty brace", "{}", 0, -1},
+		{"brace unclosed", "{name", 0, -1},
+		{"brace across a line", "{a\nb}", 0, -1},
+		{"brace holding a brace", "{a{b}", 0, -1},
+		{"double brace", "{{ count }} x", 0, 11},
+		{"double brace unclosed", "{{name} x", 0, -1},
+		{"double brace across a line", "{{a\nb}}", 0, -1},
+		{"tag", "<b>x", 0, 3},
+		{"closing tag", "x</b>", 1, 5},
+		{"comment", "<!-- x -->", 0, 10},
+		{"tag with attributes", `<a href="/x y">`, 0, 15},
+		{"less than at the end", "a<", 1, -1},
+		{"less than before a digit", "<3>", 0, -1},
+		{"less than before a space", "a < b > c", 2, -1},
+		{"tag unclosed", "<b", 0, -1},
+		{"tag across a line", "<b\n>", 0, -1},
+		{"tag holding a less than", "<a<b>", 0, -1},
+		{"tag at its longest", "<b" + strings.Repeat("x", 509) + ">", 0, 512},
+		{"tag too long", "<b" + strings.Repeat("x", 510) + ">", 0, -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, spanAt(tt.text, tt.i)); diff != "" {
+				t.Errorf("spanAt(%q, %d) mismatch (-want +got):\n%s", tt.text, tt.i, diff)
+			}
+		})
+	}
+}
