@@ -135,6 +135,18 @@ func TestSplit(t *testing.T) {
 			Segments{Parts: []string{"see", `<a href="x">`, "link</a> now"}, Seps: []string{" ", "", ""}},
 		},
 		{
+			"no sentence end past the window", "Hi!!! there", 3,
+			Segments{Parts: []string{"Hi!", "!!", "the", "re"}, Seps: []string{"", " ", "", ""}},
+		},
+		{
+			"no clause end past the window", `Ok,"" fine`, 3,
+			Segments{Parts: []string{"Ok,", `""`, "fin", "e"}, Seps: []string{"", " ", "", ""}},
+		},
+		{
+			"no clause end inside a tag", `See <a title="x, y">link</a> now`, 14,
+			Segments{Parts: []string{"See", `<a title="x, y`, `">link</a> now`}, Seps: []string{" ", "", ""}},
+		},
+		{
 			"no sentence end inside a tag", `Go <a title="A. B">x</a> y`, 18,
 			Segments{Parts: []string{"Go", `<a title="A. B">x`, "</a> y"}, Seps: []string{" ", "", ""}},
 		},
