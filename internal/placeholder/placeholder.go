@@ -278,20 +278,13 @@ func indexMarker(s string) int {
 
 const maxBrace = 64 // longest brace placeholder, in bytes, braces included
 
-// brace parses {{text}} or {name} at s[i] == '{'.
+// brace parses {{text}} or {name} at s[i] == '{': a non-empty name of letters, digits and
+// '_', with '.' and '-' after its first rune, closed within maxBrace bytes.
 func brace(s string, i int, t *token) bool {
 	if i+1 < len(s) && s[i+1] == '{' {
-		if end := strings.Index(s[i+2:min(len(s), i+maxBrace)], "}}"); end >= 0 {
-			inner := s[i+2 : i+2+end]
-			if strings.TrimSpace(inner) != "" && !strings.ContainsAny(inner, "{}\n") {
-				*t = token{kind: kindBrace, start: i, end: i + 2 + end + 2}
-				return true
-			}
-		}
-		return false // the caller retries at i+1 for {name}
+		return doubleBrace(s, i, t) // when false, the caller retries at i+1 for {name}
 	}
-	j := i + 1
-	for j < len(s) && j-i < maxBrace {
+	for j := i + 1; j < len(s) && j-i < maxBrace; {
 		r, size := utf8.DecodeRuneInString(s[j:])
 		switch {
 		case r == '}':
@@ -308,6 +301,21 @@ func brace(s string, i int, t *token) bool {
 		j += size
 	}
 	return false
+}
+
+// doubleBrace parses {{text}} at s[i:]: the text must close within maxBrace bytes, hold a
+// non-space, and hold no brace or newline.
+func doubleBrace(s string, i int, t *token) bool {
+	end := strings.Index(s[i+2:min(len(s), i+maxBrace)], "}}")
+	if end < 0 {
+		return false
+	}
+	inner := s[i+2 : i+2+end]
+	if strings.TrimSpace(inner) == "" || strings.ContainsAny(inner, "{}\n") {
+		return false
+	}
+	*t = token{kind: kindBrace, start: i, end: i + 2 + end + 2}
+	return true
 }
 
 // verb parses a printf verb at s[i] == '%' (not "%%").
