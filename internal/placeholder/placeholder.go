@@ -318,43 +318,54 @@ func doubleBrace(s string, i int, t *token) bool {
 	return true
 }
 
-// verb parses a printf verb at s[i] == '%' (not "%%").
+// verb parses a printf verb at s[i] == '%' (not "%%"): an optional position, flags, width,
+// precision and length modifier, then a verb.
 func verb(s string, i int, t *token) bool {
-	j := i + 1
-	// C position: %1$s.
-	if k := digits(s, j); k > j && k < len(s) && s[k] == '$' {
-		j = k + 1
-	}
+	j := position(s, i+1)
 	for j < len(s) && strings.IndexByte("-+#0", s[j]) >= 0 {
 		j++
 	}
-	j = index(s, j)
-	if j < len(s) && s[j] == '*' {
-		j++
-	} else {
-		j = digits(s, j)
-	}
+	j = width(s, index(s, j))
 	if j < len(s) && s[j] == '.' {
-		j = index(s, j+1)
-		if j < len(s) && s[j] == '*' {
-			j++
-		} else {
-			j = digits(s, j)
-		}
+		j = width(s, index(s, j+1))
 	}
 	j = index(s, j)
-	// C length modifiers, only when a C verb follows.
-	switch {
-	case j+2 < len(s) && (s[j:j+2] == "hh" || s[j:j+2] == "ll") && isCVerb(s[j+2]):
-		j += 2
-	case j+1 < len(s) && strings.IndexByte("hlLzjqt", s[j]) >= 0 && isCVerb(s[j+1]):
-		j++
+	if j < len(s) && strings.IndexByte("hlLzjqt", s[j]) >= 0 {
+		j = lengthModifier(s, j) // only then: most verbs have none
 	}
 	if j < len(s) && isVerb(s[j]) {
 		*t = token{kind: kindVerb, start: i, end: j + 1}
 		return true
 	}
 	return false
+}
+
+// position returns the index after a C position "n$" (as in %1$s) at s[j:], or j.
+func position(s string, j int) int {
+	if k := digits(s, j); k > j && k < len(s) && s[k] == '$' {
+		return k + 1
+	}
+	return j
+}
+
+// width returns the index after a width or precision at s[j:]: '*' or digits, or none.
+func width(s string, j int) int {
+	if j < len(s) && s[j] == '*' {
+		return j + 1
+	}
+	return digits(s, j)
+}
+
+// lengthModifier returns the index after a C length modifier at s[j:], or j: a modifier
+// counts only when a C verb follows it.
+func lengthModifier(s string, j int) int {
+	switch {
+	case j+2 < len(s) && (s[j:j+2] == "hh" || s[j:j+2] == "ll") && isCVerb(s[j+2]):
+		return j + 2
+	case j+1 < len(s) && strings.IndexByte("hlLzjqt", s[j]) >= 0 && isCVerb(s[j+1]):
+		return j + 1
+	}
+	return j
 }
 
 // digits returns the index after the ASCII digits at s[j:].
