@@ -279,27 +279,41 @@ func joinsPrevious(text string, c int) bool {
 func spanAt(text string, i int) int {
 	switch text[i] {
 	case '{':
-		limit := min(len(text), i+64)
-		if i+1 < len(text) && text[i+1] == '{' {
-			if k := strings.Index(text[i+2:limit], "}}"); k >= 0 && !strings.ContainsAny(text[i+2:i+2+k], "{\n") {
-				return i + 2 + k + 2
-			}
-			return -1
-		}
-		if k := strings.IndexByte(text[i+1:limit], '}'); k > 0 && !strings.ContainsAny(text[i+1:i+1+k], "{\n") {
-			return i + 1 + k + 1
-		}
+		return braceEnd(text, i)
 	case '<':
-		if i+1 >= len(text) {
-			return -1
+		return tagEnd(text, i)
+	}
+	return -1
+}
+
+// braceEnd returns the index after the {{placeholder}} or {placeholder} at text[i] == '{',
+// or -1: it closes within 64 bytes, holds no '{' or newline, and {} does not count.
+func braceEnd(text string, i int) int {
+	limit := min(len(text), i+64)
+	if i+1 < len(text) && text[i+1] == '{' {
+		if k := strings.Index(text[i+2:limit], "}}"); k >= 0 && !strings.ContainsAny(text[i+2:i+2+k], "{\n") {
+			return i + 2 + k + 2
 		}
-		if c := text[i+1] | 0x20; !('a' <= c && c <= 'z') && text[i+1] != '/' && text[i+1] != '!' {
-			return -1
-		}
-		limit := min(len(text), i+512)
-		if k := strings.IndexByte(text[i+1:limit], '>'); k >= 0 && !strings.ContainsAny(text[i+1:i+1+k], "<\n") {
-			return i + 1 + k + 1
-		}
+		return -1
+	}
+	if k := strings.IndexByte(text[i+1:limit], '}'); k > 0 && !strings.ContainsAny(text[i+1:i+1+k], "{\n") {
+		return i + 1 + k + 1
+	}
+	return -1
+}
+
+// tagEnd returns the index after the <tag> at text[i] == '<', or -1: a letter, '/' or '!'
+// follows the '<', and the tag closes within 512 bytes with no '<' or newline inside.
+func tagEnd(text string, i int) int {
+	if i+1 >= len(text) {
+		return -1
+	}
+	if c := text[i+1] | 0x20; !('a' <= c && c <= 'z') && text[i+1] != '/' && text[i+1] != '!' {
+		return -1
+	}
+	limit := min(len(text), i+512)
+	if k := strings.IndexByte(text[i+1:limit], '>'); k >= 0 && !strings.ContainsAny(text[i+1:i+1+k], "<\n") {
+		return i + 1 + k + 1
 	}
 	return -1
 }
