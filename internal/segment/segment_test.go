@@ -340,3 +340,12 @@ func TestSpanAt(t *testing.T) {
 		})
 	}
 }
+
+// isBreakMark is the union of the four mark predicates, over every rune.
+func TestIsBreakMark(t *testing.T) {
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if isBreakMark(r) != (isLatinStop(r) || isCJKStop(r) || isLatinClause(r) || isCJKClause(r)) {
+			t.Fatalf("isBreakMark(%q)", r)
+		}
+	}
+}
