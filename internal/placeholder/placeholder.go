@@ -278,20 +278,13 @@ func indexMarker(s string) int {
 
 const maxBrace = 64 // longest brace placeholder, in bytes, braces included
 
-// brace parses {{text}} or {name} at s[i] == '{'.
+// brace parses {{text}} or {name} at s[i] == '{': a non-empty name of letters, digits and
+// '_', with '.' and '-' after its first rune, closed within maxBrace bytes.
 func brace(s string, i int, t *token) bool {
 	if i+1 < len(s) && s[i+1] == '{' {
-		if end := strings.Index(s[i+2:min(len(s), i+maxBrace)], "}}"); end >= 0 {
-			inner := s[i+2 : i+2+end]
-			if strings.TrimSpace(inner) != "" && !strings.ContainsAny(inner, "{}\n") {
-				*t = token{kind: kindBrace, start: i, end: i + 2 + end + 2}
-				return true
-			}
-		}
-		return false // the caller retries at i+1 for {name}
+		return doubleBrace(s, i, t) // when false, the caller retries at i+1 for {name}
 	}
-	j := i + 1
-	for j < len(s) && j-i < maxBrace {
+	for j := i + 1; j < len(s) && j-i < maxBrace; {
 		r, size := utf8.DecodeRuneInString(s[j:])
 		switch {
 		case r == '}':
@@ -310,43 +303,69 @@ func brace(s string, i int, t *token) bool {
 	return false
 }
 
-// verb parses a printf verb at s[i] == '%' (not "%%").
-func verb(s string, i int, t *token) bool {
-	j := i + 1
-	// C position: %1$s.
-	if k := digits(s, j); k > j && k < len(s) && s[k] == '$' {
-		j = k + 1
+// doubleBrace parses {{text}} at s[i:]: the text must close within maxBrace bytes, hold a
+// non-space, and hold no brace or newline.
+func doubleBrace(s string, i int, t *token) bool {
+	end := strings.Index(s[i+2:min(len(s), i+maxBrace)], "}}")
+	if end < 0 {
+		return false
 	}
+	inner := s[i+2 : i+2+end]
+	if strings.TrimSpace(inner) == "" || strings.ContainsAny(inner, "{}\n") {
+		return false
+	}
+	*t = token{kind: kindBrace, start: i, end: i + 2 + end + 2}
+	return true
+}
+
+// verb parses a printf verb at s[i] == '%' (not "%%"): an optional position, flags, width,
+// precision and length modifier, then a verb.
+func verb(s string, i int, t *token) bool {
+	j := position(s, i+1)
 	for j < len(s) && strings.IndexByte("-+#0", s[j]) >= 0 {
 		j++
 	}
-	j = index(s, j)
-	if j < len(s) && s[j] == '*' {
-		j++
-	} else {
-		j = digits(s, j)
-	}
+	j = width(s, index(s, j))
 	if j < len(s) && s[j] == '.' {
-		j = index(s, j+1)
-		if j < len(s) && s[j] == '*' {
-			j++
-		} else {
-			j = digits(s, j)
-		}
+		j = width(s, index(s, j+1))
 	}
 	j = index(s, j)
-	// C length modifiers, only when a C verb follows.
-	switch {
-	case j+2 < len(s) && (s[j:j+2] == "hh" || s[j:j+2] == "ll") && isCVerb(s[j+2]):
-		j += 2
-	case j+1 < len(s) && strings.IndexByte("hlLzjqt", s[j]) >= 0 && isCVerb(s[j+1]):
-		j++
+	if j < len(s) && strings.IndexByte("hlLzjqt", s[j]) >= 0 {
+		j = lengthModifier(s, j) // only then: most verbs have none
 	}
 	if j < len(s) && isVerb(s[j]) {
 		*t = token{kind: kindVerb, start: i, end: j + 1}
 		return true
 	}
 	return false
+}
+
+// position returns the index after a C position "n$" (as in %1$s) at s[j:], or j.
+func position(s string, j int) int {
+	if k := digits(s, j); k > j && k < len(s) && s[k] == '$' {
+		return k + 1
+	}
+	return j
+}
+
+// width returns the index after a width or precision at s[j:]: '*' or digits, or none.
+func width(s string, j int) int {
+	if j < len(s) && s[j] == '*' {
+		return j + 1
+	}
+	return digits(s, j)
+}
+
+// lengthModifier returns the index after a C length modifier at s[j:], or j: a modifier
+// counts only when a C verb follows it.
+func lengthModifier(s string, j int) int {
+	switch {
+	case j+2 < len(s) && (s[j:j+2] == "hh" || s[j:j+2] == "ll") && isCVerb(s[j+2]):
+		return j + 2
+	case j+1 < len(s) && strings.IndexByte("hlLzjqt", s[j]) >= 0 && isCVerb(s[j+1]):
+		return j + 1
+	}
+	return j
 }
 
 // digits returns the index after the ASCII digits at s[j:].
@@ -377,12 +396,12 @@ func isCVerb(c byte) bool {
 
 const maxTag = 1024 // longest tag, in bytes
 
-// tag parses <name ...>, </name> or <name/> at s[i] == '<'.
+// tag parses <name ...>, </name> or <name/> at s[i] == '<': a name starting with an ASCII
+// letter, then the rest of a closing or an opening tag within maxTag bytes.
 func tag(s string, i int, t *token) bool {
 	j := i + 1
-	k := kindOpen
-	if j < len(s) && s[j] == '/' {
-		k = kindClose
+	closing := j < len(s) && s[j] == '/'
+	if closing {
 		j++
 	}
 	ns := j
@@ -392,80 +411,126 @@ func tag(s string, i int, t *token) bool {
 	for j < len(s) && isNameByte(s[j]) {
 		j++
 	}
-	ne := j
 	limit := min(len(s), i+maxTag)
-	if k == kindClose {
-		j = skipSpace(s, j, limit)
-		if j < limit && s[j] == '>' {
-			*t = token{kind: kindClose, start: i, end: j + 1, ns: ns, ne: ne}
-			return true
-		}
+	var k kind
+	var end int
+	switch {
+	case closing:
+		k, end = kindClose, closeEnd(s, j, limit)
+	case j < limit && s[j] == '>':
+		k, end = kindOpen, j+1 // <name>, most tags: openEnd would say the same
+	default:
+		k, end = openEnd(s, j, limit)
+	}
+	if end < 0 {
 		return false
 	}
+	*t = token{kind: k, start: i, end: end, ns: ns, ne: j}
+	return true
+}
+
+// closeEnd returns the index after the '>' of a closing tag whose name ends at j, or -1:
+// only white space may come between.
+func closeEnd(s string, j, limit int) int {
+	j = skipSpace(s, j, limit)
+	if j < limit && s[j] == '>' {
+		return j + 1
+	}
+	return -1
+}
+
+// openEnd reads the attributes of an opening tag whose name ends at j and returns its kind
+// (kindOpen for '>', kindSelf for "/>") and the index after it, or -1 when the text is not a
+// tag: attributes are separated by white space, and a tag with attributes needs at least
+// one name=value among them ("<b a=1 c>", but not "if x<y and y>z").
+func openEnd(s string, j, limit int) (kind, int) {
 	attrs, values := 0, 0
 	for j < limit {
 		switch c := s[j]; {
 		case c == '>':
-			if attrs > 0 && values == 0 {
-				return false
-			}
-			*t = token{kind: k, start: i, end: j + 1, ns: ns, ne: ne}
-			return true
+			return tagEnd(kindOpen, j+1, attrs, values)
 		case c == '/' && j+1 < limit && s[j+1] == '>':
-			if attrs > 0 && values == 0 {
-				return false
-			}
-			*t = token{kind: kindSelf, start: i, end: j + 2, ns: ns, ne: ne}
-			return true
+			return tagEnd(kindSelf, j+2, attrs, values)
 		case isSpace(c):
 			j = skipSpace(s, j, limit)
 			if j >= limit || s[j] == '>' || s[j] == '/' {
 				continue
 			}
-			// An attribute: name, optionally = value.
-			if !isASCIILetter(s[j]) && s[j] != '_' && s[j] != ':' && s[j] != '@' {
-				return false
-			}
-			for j < limit && (isNameByte(s[j]) || s[j] == '@') {
-				j++
+			var valued bool
+			if j, valued = attribute(s, j, limit); j < 0 {
+				return 0, -1
 			}
 			attrs++
-			a := skipSpace(s, j, limit)
-			if a < limit && s[a] == '=' {
-				v := skipSpace(s, a+1, limit)
-				if v >= limit {
-					return false
-				}
-				switch q := s[v]; q {
-				case '"', '\'':
-					end := strings.IndexByte(s[v+1:limit], q)
-					if end < 0 {
-						return false
-					}
-					j = v + 1 + end + 1
-				default:
-					start := v
-					for v < limit && !isSpace(s[v]) && strings.IndexByte("\"'=<>`", s[v]) < 0 {
-						v++
-					}
-					if v == start {
-						return false
-					}
-					j = v
-				}
+			if valued {
 				values++
 			}
-			if j < limit && !isSpace(s[j]) && s[j] != '>' && s[j] != '/' {
-				return false
-			}
 		default:
-			return false
+			return 0, -1
 		}
 	}
-	return false
+	return 0, -1
+}
+
+// tagEnd returns k and end, or -1 when the tag has attributes but none with a value.
+func tagEnd(k kind, end, attrs, values int) (kind, int) {
+	if attrs > 0 && values == 0 {
+		return 0, -1
+	}
+	return k, end
+}
+
+// attribute reads the attribute at s[j:] — a name, optionally '=' and a value — and returns
+// the index after it and whether it has a value, or -1 when it is no attribute or is not
+// followed by white space, '>' or '/'.
+func attribute(s string, j, limit int) (int, bool) {
+	if !isAttrStart(s[j]) {
+		return -1, false
+	}
+	for j < limit && (isNameByte(s[j]) || s[j] == '@') {
+		j++
+	}
+	valued := false
+	if a := skipSpace(s, j, limit); a < limit && s[a] == '=' {
+		if j = attrValue(s, a+1, limit); j < 0 {
+			return -1, false
+		}
+		valued = true
+	}
+	if j < limit && !isSpace(s[j]) && s[j] != '>' && s[j] != '/' {
+		return -1, false
+	}
+	return j, valued
+}
+
+// attrValue returns the index after the attribute value at s[v:] (after the '=' and any white
+// space), or -1 when there is none: a value quoted with " or ', closed within limit, or a
+// non-empty run of bytes other than white space, quotes, '=', '<', '>' and '`'.
+func attrValue(s string, v, limit int) int {
+	v = skipSpace(s, v, limit)
+	if v >= limit {
+		return -1
+	}
+	if q := s[v]; q == '"' || q == '\'' {
+		end := strings.IndexByte(s[v+1:limit], q)
+		if end < 0 {
+			return -1
+		}
+		return v + 1 + end + 1
+	}
+	start := v
+	for v < limit && !isSpace(s[v]) && strings.IndexByte("\"'=<>`", s[v]) < 0 {
+		v++
+	}
+	if v == start {
+		return -1
+	}
+	return v
 }
 
 func isASCIILetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
+
+// isAttrStart reports whether c may start an attribute name.
+func isAttrStart(c byte) bool { return isASCIILetter(c) || c == '_' || c == ':' || c == '@' }
 
 func isNameByte(c byte) bool {
 	return isASCIILetter(c) || '0' <= c && c <= '9' || c == '-' || c == '_' || c == ':' || c == '.'

@@ -125,62 +125,99 @@ const (
 )
 
 // cut returns where the part starting at pos (a non-space rune) ends: a byte index in
-// (pos, window], window being the index max code points after pos.
+// (pos, window], window being the index max code points after pos. It is the best break in
+// reach, or else a hard cut.
 func cut(text string, pos, window int) int {
-	var best [levels]int // latest break at each level; 0 when none (a break is always > pos)
-	spanStart, spanEnd := -1, -1
-	inSpan := func(c int) bool { return spanStart < c && c < spanEnd }
-	// A space right at window still ends a part of max code points.
-	for i := pos; i < window || i == window && followedBySpace(text, i); {
-		if b := text[i] | 0x20; 'a' <= b && b <= 'z' || '0' <= text[i] && text[i] <= '9' {
-			i++ // fast path: ASCII letters and digits never break
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(text[i:])
-		if i >= spanEnd && (r == '{' || r == '<') {
-			if e := spanAt(text, i); e > 0 {
-				spanStart, spanEnd = i, e
-			}
-		}
-		switch {
-		case unicode.IsSpace(r):
-			k, newlines := i, 0
-			for k < len(text) {
-				r2, size2 := utf8.DecodeRuneInString(text[k:])
-				if !unicode.IsSpace(r2) {
-					break
-				}
-				if r2 == '\n' {
-					newlines++
-				}
-				k += size2
-			}
-			if !inSpan(i) {
-				best[spaceLevel(newlines)] = i
-			}
-			i = k
-			continue
-		case isLatinStop(r) || isCJKStop(r):
-			if j, cjk := afterPunct(text, i); j <= window && (cjk || followedBySpace(text, j)) && !inSpan(j) {
-				best[levelSentence] = j
-			}
-		case isLatinClause(r) || isCJKClause(r):
-			j := afterClosers(text, i+size)
-			if j <= window && (isCJKClause(r) || followedBySpace(text, j)) && !inSpan(j) {
-				best[levelClause] = j
-			}
-		}
-		i += size
-	}
+	best, sp := breaks(text, pos, window)
 	for _, c := range best {
 		if c > pos {
 			return c
 		}
 	}
-	// Hard cut.
+	return hardCut(text, pos, window, sp)
+}
+
+// span is the byte range of a {placeholder} or <tag>: no break is taken inside it.
+type span struct{ start, end int }
+
+// holds reports whether a break at c would fall inside the span.
+func (sp span) holds(c int) bool { return sp.start < c && c < sp.end }
+
+// breaks scans the part starting at pos and returns the latest break at each level (0 when
+// there is none: a break is always > pos) and the last span it met. Breaks end at most at
+// window, and a space right at window still counts: it ends a part of max code points.
+func breaks(text string, pos, window int) (best [levels]int, sp span) {
+	sp = span{-1, -1}
+	for i := pos; i < window || i == window && followedBySpace(text, i); {
+		if isASCIIAlnum(text[i]) {
+			i++ // fast path: ASCII letters and digits never break
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if i >= sp.end && (r == '{' || r == '<') {
+			if e := spanAt(text, i); e > 0 {
+				sp = span{i, e}
+			}
+		}
+		if unicode.IsSpace(r) {
+			end, level := spaceRun(text, i)
+			if !sp.holds(i) {
+				best[level] = i
+			}
+			i = end
+			continue
+		}
+		if isBreakMark(r) {
+			if j, level := markBreak(text, i, r, size, window); j > 0 && !sp.holds(j) {
+				best[level] = j
+			}
+		}
+		i += size
+	}
+	return best, sp
+}
+
+// spaceRun returns the end of the white space starting at text[i] and its break level.
+func spaceRun(text string, i int) (end, level int) {
+	newlines := 0
+	for i < len(text) {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if !unicode.IsSpace(r) {
+			break
+		}
+		if r == '\n' {
+			newlines++
+		}
+		i += size
+	}
+	return i, spaceLevel(newlines)
+}
+
+// markBreak returns the break after the sentence or clause mark r at text[i] and its level,
+// or 0 when there is none in reach of window: a Latin mark needs white space after it and
+// its closers, a CJK mark does not.
+func markBreak(text string, i int, r rune, size, window int) (j, level int) {
+	if isLatinStop(r) || isCJKStop(r) {
+		j, cjk := afterPunct(text, i)
+		if j <= window && (cjk || followedBySpace(text, j)) {
+			return j, levelSentence
+		}
+		return 0, 0
+	}
+	j = afterClosers(text, i+size)
+	if j <= window && (isCJKClause(r) || followedBySpace(text, j)) {
+		return j, levelClause
+	}
+	return 0, 0
+}
+
+// hardCut returns where a part with no break in reach ends: at window, or at the start of
+// the span window falls in, moved back so as not to separate a rune from the one before it
+// in the same character, unless that leaves the part empty.
+func hardCut(text string, pos, window int, sp span) int {
 	c := window
-	if inSpan(c) && spanStart > pos {
-		c = spanStart
+	if sp.holds(c) && sp.start > pos {
+		c = sp.start
 	}
 	hard := c
 	for c > pos && joinsPrevious(text, c) {
@@ -191,6 +228,22 @@ func cut(text string, pos, window int) int {
 		return hard
 	}
 	return c
+}
+
+// isASCIIAlnum reports whether c is an ASCII letter or digit.
+func isASCIIAlnum(c byte) bool {
+	b := c | 0x20
+	return 'a' <= b && b <= 'z' || '0' <= c && c <= '9'
+}
+
+// isBreakMark reports whether r is a sentence or clause mark: isLatinStop, isCJKStop,
+// isLatinClause or isCJKClause, in one switch.
+func isBreakMark(r rune) bool {
+	switch r {
+	case '.', '!', '?', '…', '。', '！', '？', '；', '．', '｡', ',', ';', ':', '，', '、', '：', '､':
+		return true
+	}
+	return false
 }
 
 // spaceLevel is the break level of white space holding n newlines.
@@ -279,27 +332,41 @@ func joinsPrevious(text string, c int) bool {
 func spanAt(text string, i int) int {
 	switch text[i] {
 	case '{':
-		limit := min(len(text), i+64)
-		if i+1 < len(text) && text[i+1] == '{' {
-			if k := strings.Index(text[i+2:limit], "}}"); k >= 0 && !strings.ContainsAny(text[i+2:i+2+k], "{\n") {
-				return i + 2 + k + 2
-			}
-			return -1
-		}
-		if k := strings.IndexByte(text[i+1:limit], '}'); k > 0 && !strings.ContainsAny(text[i+1:i+1+k], "{\n") {
-			return i + 1 + k + 1
-		}
+		return braceEnd(text, i)
 	case '<':
-		if i+1 >= len(text) {
-			return -1
+		return tagEnd(text, i)
+	}
+	return -1
+}
+
+// braceEnd returns the index after the {{placeholder}} or {placeholder} at text[i] == '{',
+// or -1: it closes within 64 bytes, holds no '{' or newline, and {} does not count.
+func braceEnd(text string, i int) int {
+	limit := min(len(text), i+64)
+	if i+1 < len(text) && text[i+1] == '{' {
+		if k := strings.Index(text[i+2:limit], "}}"); k >= 0 && !strings.ContainsAny(text[i+2:i+2+k], "{\n") {
+			return i + 2 + k + 2
 		}
-		if c := text[i+1] | 0x20; !('a' <= c && c <= 'z') && text[i+1] != '/' && text[i+1] != '!' {
-			return -1
-		}
-		limit := min(len(text), i+512)
-		if k := strings.IndexByte(text[i+1:limit], '>'); k >= 0 && !strings.ContainsAny(text[i+1:i+1+k], "<\n") {
-			return i + 1 + k + 1
-		}
+		return -1
+	}
+	if k := strings.IndexByte(text[i+1:limit], '}'); k > 0 && !strings.ContainsAny(text[i+1:i+1+k], "{\n") {
+		return i + 1 + k + 1
+	}
+	return -1
+}
+
+// tagEnd returns the index after the <tag> at text[i] == '<', or -1: a letter, '/' or '!'
+// follows the '<', and the tag closes within 512 bytes with no '<' or newline inside.
+func tagEnd(text string, i int) int {
+	if i+1 >= len(text) {
+		return -1
+	}
+	if c := text[i+1] | 0x20; !('a' <= c && c <= 'z') && text[i+1] != '/' && text[i+1] != '!' {
+		return -1
+	}
+	limit := min(len(text), i+512)
+	if k := strings.IndexByte(text[i+1:limit], '>'); k >= 0 && !strings.ContainsAny(text[i+1:i+1+k], "<\n") {
+		return i + 1 + k + 1
 	}
 	return -1
 }

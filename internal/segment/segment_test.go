@@ -135,6 +135,18 @@ func TestSplit(t *testing.T) {
 			Segments{Parts: []string{"see", `<a href="x">`, "link</a> now"}, Seps: []string{" ", "", ""}},
 		},
 		{
+			"no sentence end past the window", "Hi!!! there", 3,
+			Segments{Parts: []string{"Hi!", "!!", "the", "re"}, Seps: []string{"", " ", "", ""}},
+		},
+		{
+			"no clause end past the window", `Ok,"" fine`, 3,
+			Segments{Parts: []string{"Ok,", `""`, "fin", "e"}, Seps: []string{"", " ", "", ""}},
+		},
+		{
+			"no clause end inside a tag", `See <a title="x, y">link</a> now`, 14,
+			Segments{Parts: []string{"See", `<a title="x, y`, `">link</a> now`}, Seps: []string{" ", "", ""}},
+		},
+		{
 			"no sentence end inside a tag", `Go <a title="A. B">x</a> y`, 18,
 			Segments{Parts: []string{"Go", `<a title="A. B">x`, "</a> y"}, Seps: []string{" ", "", ""}},
 		},
@@ -286,5 +298,54 @@ func TestSplitPrefersBlankLinesAndMerges(t *testing.T) {
 	s := Split(tiny, 1000)
 	if len(s.Parts) != 4 {
 		t.Errorf("1,000 tiny paragraphs split at 1,000 code points: %d parts, want 4", len(s.Parts))
+	}
+}
+
+// spanAt finds the placeholders and tags that Split never breaks inside.
+func TestSpanAt(t *testing.T) {
+	tests := []struct {
+		name string
+		text string
+		i    int
+		want int
+	}{
+		{"brace", "a {name} b", 2, 8},
+		{"brace at its longest", "{" + strings.Repeat("x", 62) + "}", 0, 64},
+		{"brace too long", "{" + strings.Repeat("x", 63) + "}", 0, -1},
+		{"empty brace", "{}", 0, -1},
+		{"brace unclosed", "{name", 0, -1},
+		{"brace across a line", "{a\nb}", 0, -1},
+		{"brace holding a brace", "{a{b}", 0, -1},
+		{"double brace", "{{ count }} x", 0, 11},
+		{"double brace unclosed", "{{name} x", 0, -1},
+		{"double brace across a line", "{{a\nb}}", 0, -1},
+		{"tag", "<b>x", 0, 3},
+		{"closing tag", "x</b>", 1, 5},
+		{"comment", "<!-- x -->", 0, 10},
+		{"tag with attributes", `<a href="/x y">`, 0, 15},
+		{"less than at the end", "a<", 1, -1},
+		{"less than before a digit", "<3>", 0, -1},
+		{"less than before a space", "a < b > c", 2, -1},
+		{"tag unclosed", "<b", 0, -1},
+		{"tag across a line", "<b\n>", 0, -1},
+		{"tag holding a less than", "<a<b>", 0, -1},
+		{"tag at its longest", "<b" + strings.Repeat("x", 509) + ">", 0, 512},
+		{"tag too long", "<b" + strings.Repeat("x", 510) + ">", 0, -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, spanAt(tt.text, tt.i)); diff != "" {
+				t.Errorf("spanAt(%q, %d) mismatch (-want +got):\n%s", tt.text, tt.i, diff)
+			}
+		})
+	}
+}
+
+// isBreakMark is the union of the four mark predicates, over every rune.
+func TestIsBreakMark(t *testing.T) {
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if isBreakMark(r) != (isLatinStop(r) || isCJKStop(r) || isLatinClause(r) || isCJKClause(r)) {
+			t.Fatalf("isBreakMark(%q)", r)
+		}
 	}
 }
