@@ -368,11 +368,6 @@ func (c *Client) overran(e *engine, ad, ended int64) {
 // the engine is skipped until some return.
 func maxAbandoned(e *engine) int { return max(16, e.prof.MaxConcurrency) }
 
-type answer struct {
-	out *EngineResult
-	err error
-}
-
 // invokeApart runs the call in a goroutine of its own (runApart) and returns at ctx's end,
 // or overrunGrace after it, even if the engine does not. req is copied: an abandoned call
 // may still read it.

@@ -224,17 +224,6 @@ func (c CostClass) String() string {
 	return "class(" + itoa(int(c)) + ")"
 }
 
-// rank orders classes by price: free 0, standard 1, premium 2.
-func (c CostClass) rank() int {
-	switch c {
-	case ClassFree:
-		return 0
-	case ClassPremium:
-		return 2
-	}
-	return 1
-}
-
 // Profile describes an engine to the router. Zero values mean the documented defaults.
 type Profile struct {
 	Quality        float64           // 0..100 offline evaluation score; 0 means 80

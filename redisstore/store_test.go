@@ -2,7 +2,6 @@ package redisstore
 
 import (
 	"context"
-	"errors"
 	"math"
 	"strings"
 	"sync"
@@ -423,32 +422,6 @@ func TestNewValidates(t *testing.T) {
 	}
 	if _, err := New(rdb); err != nil {
 		t.Errorf("New with defaults: %v", err)
-	}
-}
-
-var _ = errors.New
-
-// lostReply runs the first EVALSHA it sees and then reports a timeout, as when Redis ran a
-// script but its answer came too late.
-type lostReply struct {
-	mu   sync.Mutex
-	done bool
-}
-
-func (l *lostReply) DialHook(next redis.DialHook) redis.DialHook { return next }
-func (l *lostReply) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return next
-}
-func (l *lostReply) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error {
-		err := next(ctx, cmd)
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		if cmd.Name() == "evalsha" && err == nil && !l.done {
-			l.done = true
-			return context.DeadlineExceeded
-		}
-		return err
 	}
 }
 

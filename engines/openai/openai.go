@@ -507,9 +507,6 @@ func (e *Engine) classify(_ string, resp *httpx.Response, secrets ...string) *tr
 	return e.vendorError(resp, secrets...)
 }
 
-// statusError classifies a non-2xx answer; its message never quotes the API key.
-func (e *Engine) statusError(resp *httpx.Response) error { return e.vendorError(resp, e.apiKey) }
-
 // vendorError classifies a non-2xx answer; its message quotes none of secrets (the key and
 // the request's texts).
 func (e *Engine) vendorError(resp *httpx.Response, secrets ...string) *translate.Error {
