@@ -194,8 +194,8 @@ func readConfigFile(ctx context.Context, path string) ([]byte, error) {
 // settings, and drops it. The engine types the file names must be registered first
 // (engines/all.Register for the bundled adapters).
 func ParseConfig(data []byte) (*Config, error) {
-	cfg, err := decodeConfig(data)
-	if err != nil {
+	var cfg Config
+	if err := fileFormat.Document(data, maxConfigBytes, &cfg); err != nil {
 		return nil, err
 	}
 	specs, err := cfg.check()
@@ -207,7 +207,7 @@ func ParseConfig(data []byte) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	return cfg, nil
+	return &cfg, nil
 }
 
 // UnmarshalJSON parses data as ParseConfig does, validation included.
@@ -484,12 +484,7 @@ func relabel(section string, err error) error {
 	if !errors.As(err, &e) {
 		return invalidAt(section, err.Error())
 	}
-	field, msg, ok := strings.Cut(strings.TrimPrefix(e.Message, "config: "), " ")
-	if !ok {
-		return invalidAt(section, e.Message)
-	}
-	path := jsonfile.FromGo(section, field)
-	return invalidAt(path, msg)
+	return invalidAt(jsonfile.Relabel(section, "config: ", e.Message))
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -526,15 +521,6 @@ var fileFormat = func() *jsonfile.Format {
 	f.Keys = map[reflect.Type]jsonfile.KeyCodec{reflect.TypeFor[Scene](): f.EnumKeys("scene", sceneNames[:])}
 	return f
 }()
-
-// decodeConfig decodes data strictly into a Config, without the checks of Config.check.
-func decodeConfig(data []byte) (*Config, error) {
-	var cfg Config
-	if err := fileFormat.Document(data, maxConfigBytes, &cfg); err != nil {
-		return nil, err
-	}
-	return &cfg, nil
-}
 
 // setGiven records which profile fields the file gave an engine; a canary lowered to 0 is
 // a stopped canary (Profile.Staged).

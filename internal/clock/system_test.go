@@ -36,6 +36,18 @@ func TestSystemSleep(t *testing.T) {
 	})
 }
 
+// TestSystemSleepNotPositive: a canceled ctx wins over a wait of 0 every time (a timer of 0
+// would race it).
+func TestSystemSleepNotPositive(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for range 100 {
+		if err := (System{}).Sleep(ctx, 0); !errors.Is(err, context.Canceled) {
+			t.Fatalf("Sleep(canceled, 0) = %v, want Canceled", err)
+		}
+	}
+}
+
 func TestSystemSleepStopsAtCancel(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)

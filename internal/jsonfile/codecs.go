@@ -59,7 +59,8 @@ func (f *Format) EnumKeys(noun string, names []string) KeyCodec {
 // Given is the codec of a struct type whose field at index field, itself a struct, is
 // written in part. Decode decodes the struct and, when the object has the field, calls set
 // with the bits of the field's fields that the file gave (bit i: field i). Append writes
-// the field's fields whose bits get reports, and leaves the field out when there are none.
+// the field's fields that are not zero or whose bits get reports, and leaves the field out
+// when there are none.
 func (f *Format) Given(field int, get func(v reflect.Value) uint64, set func(v reflect.Value, given uint64)) Codec {
 	return Codec{
 		Decode: func(path string, raw []byte, v reflect.Value) error {
@@ -86,8 +87,8 @@ func (f *Format) Given(field int, get func(v reflect.Value) uint64, set func(v r
 	}
 }
 
-// appendGiven writes the struct v with the fields of its field at index field whose bits
-// given has, and without that field when there are none.
+// appendGiven writes the struct v with the fields of its field at index field that are not
+// zero or whose bits given has, and without that field when there are none.
 func (f *Format) appendGiven(b []byte, path string, v reflect.Value, field int, given uint64) ([]byte, error) {
 	return f.AppendStruct(b, path, v, func(i int, at string, fv reflect.Value) ([]byte, bool, error) {
 		if i != field {
@@ -152,15 +153,21 @@ func Env(settings map[string]string) (resolved map[string]string, key, problem s
 	return m, "", ""
 }
 
-// FromGo is the JSON path, under section, of a Go field path that starts with its type's
-// name: FromGo("retry", "RetryPolicy.PerEngine") is "retry.per_engine", and a field path
-// without a dot is the section itself.
-func FromGo(section, field string) string {
-	path := section
-	if _, rest, ok := strings.Cut(field, "."); ok { // drop the Go type name
-		for _, part := range strings.Split(rest, ".") {
+// Relabel turns an error message that names a Go field, prefix then "RetryPolicy.PerEngine
+// must not be negative", into the field's JSON path under section and the rest:
+// "retry.per_engine" and "must not be negative" (the Go type name is dropped, each field
+// name after it is in snake_case). A message with no space after prefix is all rest, at
+// section, prefix kept.
+func Relabel(section, prefix, message string) (path, rest string) {
+	field, rest, ok := strings.Cut(strings.TrimPrefix(message, prefix), " ")
+	if !ok {
+		return section, message
+	}
+	path = section
+	if _, sub, ok := strings.Cut(field, "."); ok {
+		for _, part := range strings.Split(sub, ".") {
 			path += "." + Snake(part)
 		}
 	}
-	return path
+	return path, rest
 }
