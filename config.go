@@ -3,21 +3,19 @@ package translate
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"reflect"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/fanyi-go/translate/internal/jsonfile"
 	"github.com/fanyi-go/translate/internal/lang"
+	"github.com/fanyi-go/translate/internal/registry"
 )
 
 // Config is a Client's configuration as a JSON file describes it: its engines by type and
@@ -111,10 +109,7 @@ type EngineConfig struct {
 const maxConfigBytes = 1 << 20
 
 // engineTypes is the registry of RegisterEngineType.
-var engineTypes = struct {
-	sync.RWMutex
-	m map[string]func(EngineConfig) (Engine, error)
-}{m: map[string]func(EngineConfig) (Engine, error){}}
+var engineTypes registry.Registry[func(EngineConfig) (Engine, error)]
 
 // RegisterEngineType makes an engine type available to configuration files, the way
 // database/sql.Register makes a driver available: "type": typ in a file builds its engine
@@ -139,30 +134,9 @@ func RegisterEngineType(typ string, build func(EngineConfig) (Engine, error)) {
 	if build == nil {
 		panic("translate: RegisterEngineType(" + strconv.Quote(typ) + ") with a nil build func")
 	}
-	engineTypes.Lock()
-	defer engineTypes.Unlock()
-	if _, dup := engineTypes.m[typ]; dup {
+	if !engineTypes.Add(typ, build) {
 		panic("translate: RegisterEngineType called twice for type " + strconv.Quote(typ))
 	}
-	engineTypes.m[typ] = build
-}
-
-func engineType(typ string) (func(EngineConfig) (Engine, error), bool) {
-	engineTypes.RLock()
-	defer engineTypes.RUnlock()
-	b, ok := engineTypes.m[typ]
-	return b, ok
-}
-
-func engineTypeNames() []string {
-	engineTypes.RLock()
-	defer engineTypes.RUnlock()
-	names := make([]string, 0, len(engineTypes.m))
-	for n := range engineTypes.m {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }
 
 // bundledTypes are the types engines/all registers.
@@ -220,8 +194,8 @@ func readConfigFile(ctx context.Context, path string) ([]byte, error) {
 // settings, and drops it. The engine types the file names must be registered first
 // (engines/all.Register for the bundled adapters).
 func ParseConfig(data []byte) (*Config, error) {
-	cfg, err := decodeConfig(data)
-	if err != nil {
+	var cfg Config
+	if err := fileFormat.Document(data, maxConfigBytes, &cfg); err != nil {
 		return nil, err
 	}
 	specs, err := cfg.check()
@@ -233,7 +207,7 @@ func ParseConfig(data []byte) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	return cfg, nil
+	return &cfg, nil
 }
 
 // UnmarshalJSON parses data as ParseConfig does, validation included.
@@ -383,9 +357,9 @@ func (ec EngineConfig) Build() (Engine, Profile, error) {
 	if ec.Type == "" {
 		return nil, Profile{}, invalidAt("type", "is required")
 	}
-	build, ok := engineType(ec.Type)
+	build, ok := engineTypes.Get(ec.Type)
 	if !ok {
-		msg := fmt.Sprintf("unknown engine type %q (registered: %s)", ec.Type, strings.Join(engineTypeNames(), ", "))
+		msg := fmt.Sprintf("unknown engine type %q (registered: %s)", ec.Type, strings.Join(engineTypes.Names(), ", "))
 		if slices.Contains(bundledTypes, ec.Type) {
 			msg += "; call engines/all.Register() to register the bundled adapters"
 		}
@@ -421,13 +395,11 @@ func (ec EngineConfig) Build() (Engine, Profile, error) {
 
 // safeBuild runs a registered build func; a panic becomes an error that does not quote it
 // (the panic value may hold a credential).
-func safeBuild(build func(EngineConfig) (Engine, error), ec EngineConfig) (e Engine, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			e, err = nil, invalidAt("type", fmt.Sprintf("engine type %q panicked while building the engine", ec.Type))
-		}
-	}()
-	e, err = build(ec)
+func safeBuild(build func(EngineConfig) (Engine, error), ec EngineConfig) (Engine, error) {
+	e, err, panicked := registry.Call(build, ec)
+	if panicked {
+		return nil, invalidAt("type", fmt.Sprintf("engine type %q panicked while building the engine", ec.Type))
+	}
 	if err != nil {
 		// The message is the build error's own, once: a *Error's Message (its cause kept
 		// behind it), or the text of any other error.
@@ -446,26 +418,9 @@ func safeBuild(build func(EngineConfig) (Engine, error), ec EngineConfig) (e Eng
 
 // resolveSettings returns ec with every "env:NAME" setting replaced by the variable's value.
 func (ec EngineConfig) resolveSettings() (EngineConfig, error) {
-	if len(ec.Settings) == 0 {
-		return ec, nil
-	}
-	m := make(map[string]string, len(ec.Settings))
-	for _, k := range sortedKeys(ec.Settings) {
-		v := ec.Settings[k]
-		if name, ok := strings.CutPrefix(v, "env:"); ok {
-			if name == "" || strings.ContainsAny(name, "=\x00") {
-				return ec, invalidAt("settings."+k, "\"env:\" needs a variable name")
-			}
-			val, set := os.LookupEnv(name)
-			switch {
-			case !set:
-				return ec, invalidAt("settings."+k, "environment variable "+name+" is not set")
-			case val == "":
-				return ec, invalidAt("settings."+k, "environment variable "+name+" is empty")
-			}
-			v = val
-		}
-		m[k] = v
+	m, key, problem := jsonfile.Env(ec.Settings)
+	if key != "" {
+		return ec, invalidAt("settings."+key, problem)
 	}
 	ec.Settings = m
 	return ec, nil
@@ -473,13 +428,7 @@ func (ec EngineConfig) resolveSettings() (EngineConfig, error) {
 
 // overlay returns base with ec.Profile's given or non-zero fields put over it.
 func (ec EngineConfig) overlay(base Profile) Profile {
-	dst := reflect.ValueOf(&base).Elem()
-	src := reflect.ValueOf(ec.Profile)
-	for i := range src.NumField() {
-		if ec.given&(1<<i) != 0 || !src.Field(i).IsZero() {
-			dst.Field(i).Set(src.Field(i))
-		}
-	}
+	jsonfile.Overlay(reflect.ValueOf(&base).Elem(), reflect.ValueOf(ec.Profile), ec.given)
 	return base
 }
 
@@ -535,17 +484,7 @@ func relabel(section string, err error) error {
 	if !errors.As(err, &e) {
 		return invalidAt(section, err.Error())
 	}
-	field, msg, ok := strings.Cut(strings.TrimPrefix(e.Message, "config: "), " ")
-	if !ok {
-		return invalidAt(section, e.Message)
-	}
-	path := section
-	if _, rest, ok := strings.Cut(field, "."); ok { // drop the Go type name
-		for _, part := range strings.Split(rest, ".") {
-			path += "." + jsonfile.Snake(part)
-		}
-	}
-	return invalidAt(path, msg)
+	return invalidAt(jsonfile.Relabel(section, "config: ", e.Message))
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -561,123 +500,35 @@ func sortedKeys[V any](m map[string]V) []string {
 
 var (
 	durationType     = reflect.TypeFor[time.Duration]()
-	classType        = reflect.TypeFor[CostClass]()
-	sceneType        = reflect.TypeFor[Scene]()
 	engineConfigType = reflect.TypeFor[EngineConfig]()
 	profileType      = reflect.TypeFor[Profile]()
 
 	// the places of Profile's Canary and Staged fields, for the given bits
 	canaryField = jsonfile.FieldIndex(profileType, "Canary")
 	stagedField = jsonfile.FieldIndex(profileType, "Staged")
-	// EngineConfig's Profile field
-	profileField = jsonfile.FieldIndex(engineConfigType, "Profile")
 )
 
 // fileFormat is the Config file format: cost classes and scenes by name, and an engine's
 // profile with the fields the file gave (EngineConfig.given).
 var fileFormat = func() *jsonfile.Format {
 	f := &jsonfile.Format{Invalid: func(path, msg string) error { return invalidAt(path, msg) }}
+	classes := []string{ClassStandard: "standard", ClassFree: "free", ClassPremium: "premium"}
 	f.Types = map[reflect.Type]jsonfile.Codec{
-		classType: {Decode: decodeClass, Append: appendClass},
-		engineConfigType: {
-			Decode: func(path string, raw []byte, v reflect.Value) error { return decodeEngine(f, path, raw, v) },
-			Append: func(b []byte, path string, v reflect.Value) ([]byte, error) { return appendEngine(f, b, path, v) },
-		},
+		reflect.TypeFor[CostClass](): f.Enum(classes, `must be "free", "standard" or "premium"`, "unknown cost class"),
+		engineConfigType: f.Given(jsonfile.FieldIndex(engineConfigType, "Profile"),
+			func(v reflect.Value) uint64 { return v.Interface().(EngineConfig).given }, setGiven),
 	}
-	f.Keys = map[reflect.Type]jsonfile.KeyCodec{sceneType: {Parse: parseScene, Name: sceneName}}
+	f.Keys = map[reflect.Type]jsonfile.KeyCodec{reflect.TypeFor[Scene](): f.EnumKeys("scene", sceneNames[:])}
 	return f
 }()
 
-// decodeConfig decodes data strictly into a Config, without the checks of Config.check.
-func decodeConfig(data []byte) (*Config, error) {
-	var cfg Config
-	if err := fileFormat.Document(data, maxConfigBytes, &cfg); err != nil {
-		return nil, err
+// setGiven records which profile fields the file gave an engine; a canary lowered to 0 is
+// a stopped canary (Profile.Staged).
+func setGiven(v reflect.Value, given uint64) {
+	ec := v.Addr().Interface().(*EngineConfig)
+	if given&(1<<canaryField) != 0 && ec.Profile.Canary == 0 {
+		ec.Profile.Staged = true
+		given |= 1 << stagedField
 	}
-	return &cfg, nil
-}
-
-// decodeClass decodes a cost class by name.
-func decodeClass(path string, raw []byte, v reflect.Value) error {
-	var s string
-	if raw[0] == '"' && json.Unmarshal(raw, &s) == nil {
-		for c := ClassStandard; c <= ClassPremium; c++ {
-			if c.String() == s {
-				v.SetUint(uint64(c))
-				return nil
-			}
-		}
-	}
-	return invalidAt(path, `must be "free", "standard" or "premium"`)
-}
-
-func appendClass(b []byte, path string, v reflect.Value) ([]byte, error) {
-	c := CostClass(v.Uint())
-	if c > ClassPremium {
-		return nil, invalidAt(path, "unknown cost class")
-	}
-	return strconv.AppendQuote(b, c.String()), nil
-}
-
-func parseScene(path, key string, k reflect.Value) error {
-	i := slices.Index(sceneNames[:], key)
-	if i < 0 {
-		return invalidAt(path, "unknown scene (known: "+strings.Join(sceneNames[:], ", ")+")")
-	}
-	k.SetUint(uint64(i))
-	return nil
-}
-
-func sceneName(path string, k reflect.Value) (string, int, error) {
-	if k.Uint() >= uint64(len(sceneNames)) {
-		return "", 0, invalidAt(path, "unknown scene "+Scene(k.Uint()).String())
-	}
-	return sceneNames[k.Uint()], int(k.Uint()), nil
-}
-
-// decodeEngine decodes an engine and records which profile fields the file gave; a canary
-// lowered to 0 is a stopped canary (Profile.Staged).
-func decodeEngine(f *jsonfile.Format, path string, raw []byte, v reflect.Value) error {
-	if _, err := f.DecodeStruct(path, raw, v); err != nil {
-		return err
-	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &obj); err != nil {
-		return invalidAt(path, "must be an object")
-	}
-	if p, ok := obj["profile"]; ok {
-		given, err := f.DecodeStruct(jsonfile.Join(path, "profile"), p, reflect.New(profileType).Elem())
-		if err != nil {
-			return err
-		}
-		ec := v.Addr().Interface().(*EngineConfig)
-		if given&(1<<canaryField) != 0 && ec.Profile.Canary == 0 {
-			ec.Profile.Staged = true
-			given |= 1 << stagedField
-		}
-		ec.given = given
-	}
-	return nil
-}
-
-// appendEngine writes an engine with the profile fields that were given or are non-zero,
-// and no profile when there are none.
-func appendEngine(f *jsonfile.Format, b []byte, path string, v reflect.Value) ([]byte, error) {
-	given := v.Interface().(EngineConfig).given
-	return f.AppendStruct(b, path, v, func(i int, at string, fv reflect.Value) ([]byte, bool, error) {
-		if i != profileField {
-			return nil, false, nil
-		}
-		out, err := f.AppendStruct(nil, at, fv, func(i int, at string, fv reflect.Value) ([]byte, bool, error) {
-			if given&(1<<i) == 0 {
-				return nil, false, nil
-			}
-			out, err := f.Append(nil, at, fv)
-			return out, true, err
-		})
-		if err != nil || string(out) == "{}" {
-			return nil, true, err
-		}
-		return out, true, nil
-	})
+	ec.given = given
 }

@@ -8,6 +8,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/fanyi-go/translate/internal/clock"
 	"github.com/fanyi-go/translate/internal/ranges"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
@@ -26,23 +27,7 @@ type Clock interface {
 }
 
 // systemClock is the real clock.
-type systemClock struct{}
-
-func (systemClock) Now() time.Time { return time.Now() }
-
-func (systemClock) Sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+type systemClock = clock.System
 
 // RetryPolicy bounds retries and switches. Zero fields mean the default written beside them.
 type RetryPolicy struct {

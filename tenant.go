@@ -13,42 +13,13 @@ import (
 // alone. The figures of a tenant live in the configured set only, so no request can make
 // the Client keep state for a tenant name it chose.
 
-// maxTenants bounds Budget.Tenants; maxTenantBytes bounds a tenant's name.
-const (
-	maxTenants     = 10000
-	maxTenantBytes = 64
-)
+// maxTenants bounds Budget.Tenants.
+const maxTenants = 10000
 
-// tenantChars are the characters a tenant name may hold besides ASCII letters and digits.
-const tenantChars = "-_.:@/"
+// validTenant reports whether name is a tenant name (mechanism in internal/quota).
+func validTenant(name string) bool { return quota.ValidTenant(name) }
 
-// validTenant reports whether name is a tenant name: "" (the default tenant), or 1..64
-// ASCII letters, digits and - _ . : @ /.
-func validTenant(name string) bool {
-	if len(name) > maxTenantBytes {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		switch ch := name[i]; {
-		case ch >= 'a' && ch <= 'z', ch >= 'A' && ch <= 'Z', ch >= '0' && ch <= '9':
-		case ch < 0x80 && containsByte(tenantChars, ch):
-		default:
-			return false
-		}
-	}
-	return true
-}
-
-func containsByte(s string, b byte) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] == b {
-			return true
-		}
-	}
-	return false
-}
-
-const tenantRule = "must be 1..64 ASCII letters, digits and - _ . : @ /"
+const tenantRule = quota.TenantRule
 
 // budgetProblem returns the first setting of b outside its range: the Go path (for New),
 // the JSON path (for ParseConfig) and why. All empty when b is valid.

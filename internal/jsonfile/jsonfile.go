@@ -93,14 +93,19 @@ func Fields(t reflect.Type) (map[string]int, []string) {
 		if !f.IsExported() {
 			continue
 		}
-		key := Snake(f.Name)
-		if tag, _, _ := strings.Cut(f.Tag.Get("json"), ","); tag != "" {
-			key = tag
-		}
+		key := fieldKey(f)
 		idx[key] = i
 		keys = append(keys, key)
 	}
 	return idx, keys
+}
+
+// fieldKey is the JSON key of a struct field: its json tag's name, or its snake_case name.
+func fieldKey(f reflect.StructField) string {
+	if tag, _, _ := strings.Cut(f.Tag.Get("json"), ","); tag != "" {
+		return tag
+	}
+	return Snake(f.Name)
 }
 
 // Document decodes data, a whole document of at most maxBytes, strictly into v (a pointer).
