@@ -53,11 +53,11 @@ type engineTel = telemetry.Engine
 // translates requests, results and engines into its inputs, and logs. Every method is
 // cheap when nothing listens. An observer is safe for concurrent use.
 type observer struct {
-	t           telemetry.Recorder
 	log         *slog.Logger       // nil: no logging
 	hash        telemetry.TextHash // text_hash in logs; keyed at random per Client
 	hitSpans    bool               // WithCacheHitSpans: a span for fresh cache hits too
 	canarySteps metric.Int64Counter
+	t           telemetry.Recorder // last: its tallies are written on every request
 }
 
 // newObserver builds the Client's observer: its logger, tracer and instruments, and the
