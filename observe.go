@@ -119,7 +119,11 @@ func b2i(b bool) int {
 }
 
 // requestStart starts the request's span (see telemetry.Recorder.StartRequest): nil when
-// tracing is off; *t0, if still zero, set to the span's start.
+// tracing is off; *t0, if still zero, set to the span's start. Kept out of line: inlined
+// into doAvoiding it reshuffles that function's frame, and the cache hit, which returns
+// before reaching it, measured 3-6% more CPU (BenchmarkCacheHitSDK, 14 rounds A/B).
+//
+//go:noinline
 func (o *observer) requestStart(ctx context.Context, t0 *time.Time) (context.Context, trace.Span) {
 	return o.t.StartRequest(ctx, t0)
 }
