@@ -78,7 +78,7 @@ func TestOneTextSpreadsOverStripes(t *testing.T) {
 	}
 	counted := map[uint64]uint64{} // the observer's request counter, by stripe
 	for k := range uint64(tally.Stripes) {
-		if n := c.obs.reqN[0][0][0].Stripe(int(k)); n > 0 {
+		if n := c.obs.t.Requests(0, false, false).Stripe(int(k)); n > 0 {
 			counted[k] = n
 		}
 	}
