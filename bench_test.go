@@ -100,7 +100,7 @@ type lruKey struct {
 // "string" the text alone (the cheapest key golang-lru can have for it).
 func BenchmarkLRUGet(b *testing.B) {
 	b.Run("key", func(b *testing.B) {
-		benchLRUGet(b, lruKey{text: benchReq.Text, src: 1, tgt: 2})
+		benchLRUGet(b, lruKey{text: benchReq.Text, src: 1, tgt: 2, scene: 0, style: 0})
 	})
 	b.Run("string", func(b *testing.B) { benchLRUGet(b, benchReq.Text) })
 }
