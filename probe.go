@@ -3,46 +3,17 @@ package translate
 import (
 	"cmp"
 	"context"
-	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
-	"github.com/fanyi-go/translate/internal/lang"
+	"github.com/fanyi-go/translate/internal/recovery"
 )
-
-// Probe defaults (see ProbePolicy).
-const (
-	defaultProbeInterval = 30 * time.Second
-	defaultProbeText     = "hello"
-	defaultProbeSource   = "en"
-	defaultProbeTarget   = "es"
-	defaultProbeFailures = 3
-)
-
-// probeBusyCalls is how many real calls an engine must have answered since the last probe
-// round to be spared a probe: recent real traffic is fresher and free evidence.
-const probeBusyCalls = 5
 
 func (p ProbePolicy) withDefaults() ProbePolicy {
-	p.Interval = cmp.Or(p.Interval, defaultProbeInterval)
-	if p.Text == "" {
-		p.Text = defaultProbeText
-	}
-	if p.Source == "" {
-		p.Source = defaultProbeSource
-	}
-	if p.Target == "" {
-		p.Target = defaultProbeTarget
-	}
-	p.Failures = cmp.Or(p.Failures, defaultProbeFailures)
-	if p.Expect != nil { // the caller keeps its map; the prober reads its own copy
-		m := make(map[string][]string, len(p.Expect))
-		for k, v := range p.Expect {
-			m[k] = append([]string(nil), v...)
-		}
-		p.Expect = m
-	}
+	p.Interval, p.Failures = cmp.Or(p.Interval, recovery.DefaultInterval), cmp.Or(p.Failures, recovery.DefaultFailures)
+	p.Text = cmp.Or(p.Text, recovery.DefaultText)
+	p.Source, p.Target = cmp.Or(p.Source, recovery.DefaultSource), cmp.Or(p.Target, recovery.DefaultTarget)
+	p.Expect = recovery.CloneExpect(p.Expect) // the caller keeps its map; the prober reads its own copy
 	return p
 }
 
@@ -50,43 +21,16 @@ func (p *ProbePolicy) validate() error {
 	if err := checkLimits("ProbePolicy.", *p); err != nil {
 		return err
 	}
-	switch {
-	case p.Text != "" && strings.TrimSpace(p.Text) == "":
-		return configError("ProbePolicy.Text", "must not be blank")
-	case !utf8.ValidString(p.Text):
-		return configError("ProbePolicy.Text", "is not valid UTF-8")
-	case len(p.Text) > maxTextBytes:
-		return configError("ProbePolicy.Text", "exceeds 1 MiB")
-	}
 	d := p.withDefaults()
-	_, src, err := lang.Parse(d.Source)
-	if err != nil {
-		return configError("ProbePolicy.Source", "is not a valid BCP 47 tag")
-	}
-	_, tgt, err := lang.Parse(d.Target)
-	if err != nil {
-		return configError("ProbePolicy.Target", "is not a valid BCP 47 tag")
-	}
-	if src == tgt {
-		return configError("ProbePolicy.Target", "is the same language as Source")
+	if field, problem := recovery.Check(d.Text, d.Source, d.Target, maxTextBytes); field != "" {
+		return configError("ProbePolicy."+field, problem)
 	}
 	return nil
 }
 
-// accepts reports whether answer passes the probe of engine: one of its Expect answers
-// (surrounding white space trimmed, case ignored), or any non-empty answer without any.
+// accepts reports whether answer passes the probe of engine (recovery.Accepts).
 func (p *ProbePolicy) accepts(engine, answer string) bool {
-	answer = strings.TrimSpace(answer)
-	want := p.Expect[engine]
-	if len(want) == 0 {
-		return answer != ""
-	}
-	for _, w := range want {
-		if strings.EqualFold(answer, strings.TrimSpace(w)) {
-			return true
-		}
-	}
-	return false
+	return recovery.Accepts(p.Expect[engine], answer)
 }
 
 // manualProbeClock is implemented only by the Clock wrapper of export_test.go. A Client on
@@ -125,7 +69,7 @@ func (c *Client) startProbes() {
 // while the running configuration has no probes it only waits.
 func (c *Client) probeLoop(ctx context.Context) {
 	for {
-		every := defaultProbeInterval
+		every := recovery.DefaultInterval
 		if p := c.cfg.Load().probes; p != nil {
 			every = p.Interval
 		}
@@ -147,7 +91,7 @@ func (c *Client) probeRound(ctx context.Context) {
 	if err != nil {
 		return // validated in New; unreachable
 	}
-	ctx, cancel := c.roundContext(ctx)
+	ctx, cancel := recovery.RoundContext(ctx, c.stop)
 	defer cancel()
 	now := c.now()
 	var wg sync.WaitGroup
@@ -155,7 +99,7 @@ func (c *Client) probeRound(ctx context.Context) {
 		if e.has(flagSetAside) { // keyCheck's
 			continue
 		}
-		busy := e.h.TakeServed() >= probeBusyCalls
+		busy := e.h.TakeServed() >= recovery.BusyCalls
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -166,19 +110,6 @@ func (c *Client) probeRound(ctx context.Context) {
 		}()
 	}
 	wg.Wait()
-}
-
-// roundContext is a probe round's context: Close cancels it.
-func (c *Client) roundContext(parent context.Context) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(parent)
-	go func() {
-		select {
-		case <-c.stop:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	return ctx, cancel
 }
 
 // probeRequest builds the probe's request. It is only read by the probes of a round.
@@ -304,16 +235,11 @@ func (e *engine) routingPool() Pool {
 	return e.view.Load().pool
 }
 
-// recoveryEvery is how often an engine its health demoted is probed when the configuration
-// has no probes (see recoveryRound): 120 probes an hour per demoted engine, none while every
-// engine stands in its pool.
-const recoveryEvery = 30 * time.Second
-
 // recoveryPolicy is the recovery probes' policy: "hello" from en to es (or between the first
 // two of the engine's Languages when it does not take that pair), any non-empty answer
 // passes, and failures never put the engine in maintenance.
-var recoveryPolicy = ProbePolicy{Interval: recoveryEvery, Text: defaultProbeText,
-	Source: defaultProbeSource, Target: defaultProbeTarget}
+var recoveryPolicy = ProbePolicy{Interval: recovery.RecoveryEvery, Text: recovery.DefaultText,
+	Source: recovery.DefaultSource, Target: recovery.DefaultTarget}
 
 // demoted reports whether the engine's health moved it to the fallback pool: an engine in
 // that pool by its profile (FallbackOnly) is not demoted.
@@ -343,17 +269,11 @@ func (c *Client) recoveryLoop() {
 	}
 }
 
-// keyCheckEvery is how often an engine set aside after KindUnauthorized is probed to learn
-// whether its key was rotated (an adapter's WithKeyFunc reads the key before every call):
-// the first check a minute after the first fold that sees it set aside, then one a minute,
-// each one vendor request that the vendor refuses until the key changes.
-const keyCheckEvery = time.Minute
-
 // recoveryRound probes, in parallel, the engines out that no traffic can bring back: each
-// engine demoted by its health whose last recovery probe is recoveryEvery old, when the
+// engine demoted by its health whose last recovery probe is recovery.RecoveryEvery old, when the
 // configuration has no probes of its own (with them, probeRound probes every engine); each
-// engine set aside (unauthorized) whose last key check is keyCheckEvery old; and each
-// engine held down for every replica (store.go) whose last probe is holdProbeEvery old. A
+// engine set aside (unauthorized) whose last key check is recovery.KeyCheckEvery old; and each
+// engine held down for every replica (store.go) whose last probe is recovery.HoldProbeEvery old. A
 // demoted engine gets no ordinary traffic to show it has recovered: two passing probes bring
 // it back (probePassed); a set-aside engine comes back when one passes (keyChecked); a held
 // one when one passes on any replica (probePassedShared). Probes run on folds, which run on
@@ -364,7 +284,7 @@ func (c *Client) recoveryRound() {
 	if c.closed.Load() {
 		return
 	}
-	ctx, cancel := c.roundContext(context.Background())
+	ctx, cancel := recovery.RoundContext(context.Background(), c.stop)
 	defer cancel()
 	now := c.now()
 	var wg sync.WaitGroup
@@ -388,22 +308,13 @@ func (c *Client) recoveryRound() {
 // recoveryDue reports whether e is due a recovery probe or a key check now, and if so
 // marks it done.
 func recoveryDue(s *setup, e *engine, now int64) bool {
-	last := e.recoveryAt.Load()
 	switch {
-	case e.has(flagSetAside):
-		if last == 0 { // the first round that sees it set aside starts its minute
-			e.recoveryAt.CompareAndSwap(0, now)
-			return false
-		}
-		return now-last >= int64(keyCheckEvery) && e.recoveryAt.CompareAndSwap(last, now)
+	case e.has(flagSetAside): // the first round that sees it set aside starts its minute
+		return recovery.Due(&e.recoveryAt, now, recovery.KeyCheckEvery, true)
 	case e.heldDown(now): // held down for every replica (store.go)
-		if last == 0 { // the first round that sees it held starts its period
-			e.recoveryAt.CompareAndSwap(0, now)
-			return false
-		}
-		return now-last >= int64(holdProbeEvery) && e.recoveryAt.CompareAndSwap(last, now)
+		return recovery.Due(&e.recoveryAt, now, recovery.HoldProbeEvery, true)
 	case e.demoted() && s.probes == nil:
-		return now-last >= int64(recoveryEvery) && e.recoveryAt.CompareAndSwap(last, now)
+		return recovery.Due(&e.recoveryAt, now, recovery.RecoveryEvery, false)
 	}
 	return false
 }
