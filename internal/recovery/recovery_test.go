@@ -163,7 +163,7 @@ func TestKnownAnswer(t *testing.T) {
 		want   bool
 	}{
 		{"ご注文 {id} の商品 3 点は本日発送されます。", []*unicode.RangeTable{unicode.Han, unicode.Hiragana, unicode.Katakana}, true},
-		{"ご注文 {id} の商品三点は本日発送されます。", []*unicode.RangeTable{unicode.Han, unicode.Hiragana, unicode.Katakana}, false}, // the number is lost
+		{"ご注文 {id} の商品三点は本日発送されます。", []*unicode.RangeTable{unicode.Han, unicode.Hiragana, unicode.Katakana}, false},          // the number is lost
 		{"[ja] Your order {id} with 3 items", []*unicode.RangeTable{unicode.Han, unicode.Hiragana, unicode.Katakana}, false}, // not in the script
 		{"Ihre Bestellung {id} mit 3 Artikeln", nil, true}, // script unknown: digits only
 		{"Ihre Bestellung {id} mit drei Artikeln", nil, false},

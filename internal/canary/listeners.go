@@ -1,0 +1,48 @@
+package canary
+
+import "sync"
+
+// Listeners are the functions a Step is reported to (the root's OnCanaryStep), kept in the
+// order they were added. The zero value is ready; it is safe for concurrent use and must
+// not be copied.
+type Listeners[T any] struct {
+	mu   sync.Mutex
+	fns  []listener[T]
+	next int
+}
+
+type listener[T any] struct {
+	id int
+	fn func(T)
+}
+
+// Add adds fn and returns a function that removes it; calling that twice is harmless.
+func (l *Listeners[T]) Add(fn func(T)) (stop func()) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	id := l.next
+	l.next++
+	l.fns = append(l.fns, listener[T]{id, fn})
+	return func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		for i, x := range l.fns {
+			if x.id == id {
+				l.fns = append(l.fns[:i:i], l.fns[i+1:]...)
+				return
+			}
+		}
+	}
+}
+
+// Snapshot returns the listeners now, in the order they were added: the caller runs them
+// without holding the lock.
+func (l *Listeners[T]) Snapshot() []func(T) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fns := make([]func(T), len(l.fns))
+	for i, x := range l.fns {
+		fns[i] = x.fn
+	}
+	return fns
+}
