@@ -68,16 +68,15 @@ func (c *Client) startProbes() {
 // probeLoop runs a probe round every Interval on the Client's clock until ctx is canceled;
 // while the running configuration has no probes it only waits.
 func (c *Client) probeLoop(ctx context.Context) {
-	for {
-		every := recovery.DefaultInterval
-		if p := c.cfg.Load().probes; p != nil {
-			every = p.Interval
-		}
-		if err := c.clock.Sleep(ctx, every); err != nil || ctx.Err() != nil {
-			return
-		}
-		c.probeRound(ctx)
+	recovery.Pace(ctx, c.clock.Sleep, c.probeInterval, c.probeRound)
+}
+
+// probeInterval is the running configuration's probe Interval, the default without probes.
+func (c *Client) probeInterval() time.Duration {
+	if p := c.cfg.Load().probes; p != nil {
+		return p.Interval
 	}
+	return recovery.DefaultInterval
 }
 
 // probeRound probes every engine that needs it, in parallel, and returns when all probes
@@ -100,14 +99,12 @@ func (c *Client) probeRound(ctx context.Context) {
 			continue
 		}
 		busy := e.h.TakeServed() >= recovery.BusyCalls
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			if !busy {
 				c.probe(ctx, e, r, s.probes, now)
 			}
 			c.knownProbes(ctx, e, now) // quality.go
-		}()
+		})
 	}
 	wg.Wait()
 }
@@ -173,30 +170,21 @@ func (c *Client) probeCall(ctx context.Context, e *engine, r *request, now int64
 
 // probeGates takes a rate token and a slot if both are free at once: a probe must not take
 // what real traffic is waiting for.
-func (c *Client) probeGates(e *engine, l *lease) bool {
-	if e.limiter != nil && !e.limiter.AllowN(c.clock.Now(), 1) {
-		return false
-	}
-	if e.sem != nil {
-		select {
-		case e.sem <- struct{}{}:
-			l.slot = true
-		default:
-			return false
-		}
-	}
-	return true
+func (c *Client) probeGates(e *engine, l *lease) (ok bool) {
+	l.slot, ok = recovery.TryGates(e.limiter, e.sem, c.clock.Now())
+	return ok
 }
 
 // probeOutcome records what a probe of policy p said about the engine: of a set-aside
 // engine, only whether its key is accepted now.
 func (c *Client) probeOutcome(e *engine, r *request, p *ProbePolicy, out *EngineResult, err error, lat time.Duration) {
-	if err == nil && p.accepts(e.name, out.Texts[0]) {
+	pass := err == nil && p.accepts(e.name, out.Texts[0])
+	if pass {
 		c.probePassedShared(e)
 	}
 	switch kind := KindOf(err); {
 	case e.has(flagSetAside):
-		c.keyChecked(e, err == nil && p.accepts(e.name, out.Texts[0]))
+		c.keyChecked(e, pass)
 		return
 	case err == nil:
 	case kind == KindUnsupported:
@@ -205,7 +193,6 @@ func (c *Client) probeOutcome(e *engine, r *request, p *ProbePolicy, out *Engine
 	case !breakerFailure(kind):
 		return // says nothing about the engine's health
 	}
-	pass := err == nil && p.accepts(e.name, out.Texts[0])
 	e.h.Record(uint64(time.Now().UnixNano()), pass, lat)
 	c.probed(e, pass, p.Failures)
 }
@@ -248,25 +235,13 @@ func (e *engine) demoted() bool {
 }
 
 // wakeRecovery tells the recovery prober that an engine is demoted; it never blocks.
-func (c *Client) wakeRecovery() {
-	select {
-	case c.wake <- struct{}{}:
-	default:
-	}
-}
+func (c *Client) wakeRecovery() { recovery.Wake(c.wake) }
 
 // recoveryLoop runs a recovery round each time a fold finds an engine demoted, until Close.
 // It waits on folds, not on the clock, so any Clock paces it.
 func (c *Client) recoveryLoop() {
 	defer c.wg.Done()
-	for {
-		select {
-		case <-c.stop:
-			return
-		case <-c.wake:
-		}
-		c.recoveryRound()
-	}
+	recovery.OnWake(c.stop, c.wake, c.recoveryRound)
 }
 
 // recoveryRound probes, in parallel, the engines out that no traffic can bring back: each
@@ -296,11 +271,7 @@ func (c *Client) recoveryRound() {
 		if r == nil {
 			continue
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c.probe(ctx, e, r, &recoveryPolicy, now)
-		}()
+		wg.Go(func() { c.probe(ctx, e, r, &recoveryPolicy, now) })
 	}
 	wg.Wait()
 }

@@ -153,15 +153,9 @@ func (c *Client) rampRecord(w *walk, e *engine, err error, kind Kind, caller boo
 	if !e.s.ramped {
 		return
 	}
-	o := canary.OK
-	switch {
-	case err == nil:
-	case caller || !breakerFailure(kind):
+	o, counted := canary.OutcomeOf(err != nil, !caller && breakerFailure(kind), kind == KindBadOutput)
+	if !counted {
 		return
-	case kind == KindBadOutput:
-		o = canary.BadOutput
-	default:
-		o = canary.Failed
 	}
 	lat := time.Duration(w.ended - w.callStart())
 	switch {
@@ -182,19 +176,9 @@ func (c *Client) canaryStepped(engine string, st canary.Step) {
 		Quality: st.Canary.Quality(), BaseQuality: st.Base.Quality(),
 		Latency: st.Canary.Latency(), BaseLatency: st.Base.Latency()}
 	c.obs.canaryStep(ev)
-	for _, fn := range c.ramps.listeners.Snapshot() {
-		c.callListener(fn, ev)
-	}
-}
-
-// callListener runs one OnCanaryStep listener, recovering its panic.
-func (c *Client) callListener(fn func(CanaryStep), ev CanaryStep) {
-	defer func() {
-		if p := recover(); p != nil {
-			c.obs.warn(fmt.Sprintf("an OnCanaryStep listener panicked (%T)", p), ev.Engine)
-		}
-	}()
-	fn(ev)
+	c.ramps.listeners.Call(ev, func(p any) {
+		c.obs.warn(fmt.Sprintf("an OnCanaryStep listener panicked (%T)", p), ev.Engine)
+	})
 }
 
 // canaryStep counts and logs a step: info for an advance, warn for a rollback.

@@ -284,13 +284,7 @@ func (e *engine) setHeld(until int64) {
 	if e.heldUntil.Swap(until) == until {
 		return
 	}
-	for {
-		off := e.offUntil.Load()
-		want := max(e.outUntil.Load(), e.coolUntil.Load(), e.heldUntil.Load())
-		if off == want || e.offUntil.CompareAndSwap(off, want) {
-			return
-		}
-	}
+	recovery.SetLatest(&e.offUntil, &e.outUntil, &e.coolUntil, &e.heldUntil)
 }
 
 // heldDown reports whether the engine is held out for every replica because a replica

@@ -359,3 +359,19 @@ func CheckSteps(steps []float64) (at, problem string) {
 	}
 	return "", ""
 }
+
+// OutcomeOf is a call's Outcome: OK when it did not fail, else BadOutput when its answer
+// failed the checks, else Failed. counted is false for a failure that is not the engine's
+// (engines false: the caller's cancellation, an unsupported pair, a bad request), which
+// the analysis does not count.
+func OutcomeOf(failed, engines, badOutput bool) (o Outcome, counted bool) {
+	switch {
+	case !failed:
+		return OK, true
+	case !engines:
+		return OK, false
+	case badOutput:
+		return BadOutput, true
+	}
+	return Failed, true
+}

@@ -35,14 +35,25 @@ func (l *Listeners[T]) Add(fn func(T)) (stop func()) {
 	}
 }
 
-// Snapshot returns the listeners now, in the order they were added: the caller runs them
-// without holding the lock.
-func (l *Listeners[T]) Snapshot() []func(T) {
+// Call calls every listener with v, in the order they were added, without holding the
+// lock. A listener's panic is recovered and passed to recovered; the others still run.
+func (l *Listeners[T]) Call(v T, recovered func(p any)) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	fns := make([]func(T), len(l.fns))
 	for i, x := range l.fns {
 		fns[i] = x.fn
 	}
-	return fns
+	l.mu.Unlock()
+	for _, fn := range fns {
+		call(fn, v, recovered)
+	}
+}
+
+func call[T any](fn func(T), v T, recovered func(p any)) {
+	defer func() {
+		if p := recover(); p != nil {
+			recovered(p)
+		}
+	}()
+	fn(v)
 }

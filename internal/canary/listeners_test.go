@@ -1,6 +1,7 @@
 package canary
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -15,9 +16,7 @@ func TestListeners(t *testing.T) {
 	stopC := l.Add(hear("c"))
 	call := func() []string {
 		heard = nil
-		for _, fn := range l.Snapshot() {
-			fn(0)
-		}
+		l.Call(0, func(p any) { heard = append(heard, fmt.Sprint("panic: ", p)) })
 		return heard
 	}
 	steps := []struct {
@@ -29,6 +28,7 @@ func TestListeners(t *testing.T) {
 		{stopA, []string{"b", "c"}}, // a second stop is harmless
 		{func() { l.Add(hear("d")) }, []string{"b", "c", "d"}},
 		{stopC, []string{"b", "d"}},
+		{func() { l.Add(func(int) { panic("e") }); l.Add(hear("f")) }, []string{"b", "d", "panic: e", "f"}},
 	}
 	for i, s := range steps {
 		s.do()
@@ -55,6 +55,28 @@ func TestCheckSteps(t *testing.T) {
 		at, p := CheckSteps(tc.steps)
 		if diff := cmp.Diff(tc.want, verdict{at, p}); diff != "" {
 			t.Errorf("CheckSteps(%v) (-want +got):\n%s", tc.steps, diff)
+		}
+	}
+}
+
+func TestOutcomeOf(t *testing.T) {
+	type got struct {
+		O       Outcome
+		Counted bool
+	}
+	cases := []struct {
+		failed, engines, bad bool
+		want                 got
+	}{
+		{false, false, false, got{OK, true}}, // success counts whatever the kind says
+		{true, false, true, got{OK, false}},  // not the engine's: not counted
+		{true, true, true, got{BadOutput, true}},
+		{true, true, false, got{Failed, true}},
+	}
+	for _, tc := range cases {
+		o, c := OutcomeOf(tc.failed, tc.engines, tc.bad)
+		if diff := cmp.Diff(tc.want, got{o, c}); diff != "" {
+			t.Errorf("OutcomeOf(%v, %v, %v) (-want +got):\n%s", tc.failed, tc.engines, tc.bad, diff)
 		}
 	}
 }
