@@ -3,46 +3,17 @@ package translate
 import (
 	"cmp"
 	"context"
-	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
-	"github.com/fanyi-go/translate/internal/lang"
+	"github.com/fanyi-go/translate/internal/recovery"
 )
-
-// Probe defaults (see ProbePolicy).
-const (
-	defaultProbeInterval = 30 * time.Second
-	defaultProbeText     = "hello"
-	defaultProbeSource   = "en"
-	defaultProbeTarget   = "es"
-	defaultProbeFailures = 3
-)
-
-// probeBusyCalls is how many real calls an engine must have answered since the last probe
-// round to be spared a probe: recent real traffic is fresher and free evidence.
-const probeBusyCalls = 5
 
 func (p ProbePolicy) withDefaults() ProbePolicy {
-	p.Interval = cmp.Or(p.Interval, defaultProbeInterval)
-	if p.Text == "" {
-		p.Text = defaultProbeText
-	}
-	if p.Source == "" {
-		p.Source = defaultProbeSource
-	}
-	if p.Target == "" {
-		p.Target = defaultProbeTarget
-	}
-	p.Failures = cmp.Or(p.Failures, defaultProbeFailures)
-	if p.Expect != nil { // the caller keeps its map; the prober reads its own copy
-		m := make(map[string][]string, len(p.Expect))
-		for k, v := range p.Expect {
-			m[k] = append([]string(nil), v...)
-		}
-		p.Expect = m
-	}
+	p.Interval, p.Failures = cmp.Or(p.Interval, recovery.DefaultInterval), cmp.Or(p.Failures, recovery.DefaultFailures)
+	p.Text = cmp.Or(p.Text, recovery.DefaultText)
+	p.Source, p.Target = cmp.Or(p.Source, recovery.DefaultSource), cmp.Or(p.Target, recovery.DefaultTarget)
+	p.Expect = recovery.CloneExpect(p.Expect) // the caller keeps its map; the prober reads its own copy
 	return p
 }
 
@@ -50,43 +21,16 @@ func (p *ProbePolicy) validate() error {
 	if err := checkLimits("ProbePolicy.", *p); err != nil {
 		return err
 	}
-	switch {
-	case p.Text != "" && strings.TrimSpace(p.Text) == "":
-		return configError("ProbePolicy.Text", "must not be blank")
-	case !utf8.ValidString(p.Text):
-		return configError("ProbePolicy.Text", "is not valid UTF-8")
-	case len(p.Text) > maxTextBytes:
-		return configError("ProbePolicy.Text", "exceeds 1 MiB")
-	}
 	d := p.withDefaults()
-	_, src, err := lang.Parse(d.Source)
-	if err != nil {
-		return configError("ProbePolicy.Source", "is not a valid BCP 47 tag")
-	}
-	_, tgt, err := lang.Parse(d.Target)
-	if err != nil {
-		return configError("ProbePolicy.Target", "is not a valid BCP 47 tag")
-	}
-	if src == tgt {
-		return configError("ProbePolicy.Target", "is the same language as Source")
+	if field, problem := recovery.Check(d.Text, d.Source, d.Target, maxTextBytes); field != "" {
+		return configError("ProbePolicy."+field, problem)
 	}
 	return nil
 }
 
-// accepts reports whether answer passes the probe of engine: one of its Expect answers
-// (surrounding white space trimmed, case ignored), or any non-empty answer without any.
+// accepts reports whether answer passes the probe of engine (recovery.Accepts).
 func (p *ProbePolicy) accepts(engine, answer string) bool {
-	answer = strings.TrimSpace(answer)
-	want := p.Expect[engine]
-	if len(want) == 0 {
-		return answer != ""
-	}
-	for _, w := range want {
-		if strings.EqualFold(answer, strings.TrimSpace(w)) {
-			return true
-		}
-	}
-	return false
+	return recovery.Accepts(p.Expect[engine], answer)
 }
 
 // manualProbeClock is implemented only by the Clock wrapper of export_test.go. A Client on
@@ -124,16 +68,15 @@ func (c *Client) startProbes() {
 // probeLoop runs a probe round every Interval on the Client's clock until ctx is canceled;
 // while the running configuration has no probes it only waits.
 func (c *Client) probeLoop(ctx context.Context) {
-	for {
-		every := defaultProbeInterval
-		if p := c.cfg.Load().probes; p != nil {
-			every = p.Interval
-		}
-		if err := c.clock.Sleep(ctx, every); err != nil || ctx.Err() != nil {
-			return
-		}
-		c.probeRound(ctx)
+	recovery.Pace(ctx, c.clock.Sleep, c.probeInterval, c.probeRound)
+}
+
+// probeInterval is the running configuration's probe Interval, the default without probes.
+func (c *Client) probeInterval() time.Duration {
+	if p := c.cfg.Load().probes; p != nil {
+		return p.Interval
 	}
+	return recovery.DefaultInterval
 }
 
 // probeRound probes every engine that needs it, in parallel, and returns when all probes
@@ -147,7 +90,7 @@ func (c *Client) probeRound(ctx context.Context) {
 	if err != nil {
 		return // validated in New; unreachable
 	}
-	ctx, cancel := c.roundContext(ctx)
+	ctx, cancel := recovery.RoundContext(ctx, c.stop)
 	defer cancel()
 	now := c.now()
 	var wg sync.WaitGroup
@@ -155,30 +98,15 @@ func (c *Client) probeRound(ctx context.Context) {
 		if e.has(flagSetAside) { // keyCheck's
 			continue
 		}
-		busy := e.h.TakeServed() >= probeBusyCalls
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		busy := e.h.TakeServed() >= recovery.BusyCalls
+		wg.Go(func() {
 			if !busy {
 				c.probe(ctx, e, r, s.probes, now)
 			}
 			c.knownProbes(ctx, e, now) // quality.go
-		}()
+		})
 	}
 	wg.Wait()
-}
-
-// roundContext is a probe round's context: Close cancels it.
-func (c *Client) roundContext(parent context.Context) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(parent)
-	go func() {
-		select {
-		case <-c.stop:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	return ctx, cancel
 }
 
 // probeRequest builds the probe's request. It is only read by the probes of a round.
@@ -242,30 +170,21 @@ func (c *Client) probeCall(ctx context.Context, e *engine, r *request, now int64
 
 // probeGates takes a rate token and a slot if both are free at once: a probe must not take
 // what real traffic is waiting for.
-func (c *Client) probeGates(e *engine, l *lease) bool {
-	if e.limiter != nil && !e.limiter.AllowN(c.clock.Now(), 1) {
-		return false
-	}
-	if e.sem != nil {
-		select {
-		case e.sem <- struct{}{}:
-			l.slot = true
-		default:
-			return false
-		}
-	}
-	return true
+func (c *Client) probeGates(e *engine, l *lease) (ok bool) {
+	l.slot, ok = recovery.TryGates(e.limiter, e.sem, c.clock.Now())
+	return ok
 }
 
 // probeOutcome records what a probe of policy p said about the engine: of a set-aside
 // engine, only whether its key is accepted now.
 func (c *Client) probeOutcome(e *engine, r *request, p *ProbePolicy, out *EngineResult, err error, lat time.Duration) {
-	if err == nil && p.accepts(e.name, out.Texts[0]) {
+	pass := err == nil && p.accepts(e.name, out.Texts[0])
+	if pass {
 		c.probePassedShared(e)
 	}
 	switch kind := KindOf(err); {
 	case e.has(flagSetAside):
-		c.keyChecked(e, err == nil && p.accepts(e.name, out.Texts[0]))
+		c.keyChecked(e, pass)
 		return
 	case err == nil:
 	case kind == KindUnsupported:
@@ -274,7 +193,6 @@ func (c *Client) probeOutcome(e *engine, r *request, p *ProbePolicy, out *Engine
 	case !breakerFailure(kind):
 		return // says nothing about the engine's health
 	}
-	pass := err == nil && p.accepts(e.name, out.Texts[0])
 	e.h.Record(uint64(time.Now().UnixNano()), pass, lat)
 	c.probed(e, pass, p.Failures)
 }
@@ -304,16 +222,11 @@ func (e *engine) routingPool() Pool {
 	return e.view.Load().pool
 }
 
-// recoveryEvery is how often an engine its health demoted is probed when the configuration
-// has no probes (see recoveryRound): 120 probes an hour per demoted engine, none while every
-// engine stands in its pool.
-const recoveryEvery = 30 * time.Second
-
 // recoveryPolicy is the recovery probes' policy: "hello" from en to es (or between the first
 // two of the engine's Languages when it does not take that pair), any non-empty answer
 // passes, and failures never put the engine in maintenance.
-var recoveryPolicy = ProbePolicy{Interval: recoveryEvery, Text: defaultProbeText,
-	Source: defaultProbeSource, Target: defaultProbeTarget}
+var recoveryPolicy = ProbePolicy{Interval: recovery.RecoveryEvery, Text: recovery.DefaultText,
+	Source: recovery.DefaultSource, Target: recovery.DefaultTarget}
 
 // demoted reports whether the engine's health moved it to the fallback pool: an engine in
 // that pool by its profile (FallbackOnly) is not demoted.
@@ -322,38 +235,20 @@ func (e *engine) demoted() bool {
 }
 
 // wakeRecovery tells the recovery prober that an engine is demoted; it never blocks.
-func (c *Client) wakeRecovery() {
-	select {
-	case c.wake <- struct{}{}:
-	default:
-	}
-}
+func (c *Client) wakeRecovery() { recovery.Wake(c.wake) }
 
 // recoveryLoop runs a recovery round each time a fold finds an engine demoted, until Close.
 // It waits on folds, not on the clock, so any Clock paces it.
 func (c *Client) recoveryLoop() {
 	defer c.wg.Done()
-	for {
-		select {
-		case <-c.stop:
-			return
-		case <-c.wake:
-		}
-		c.recoveryRound()
-	}
+	recovery.OnWake(c.stop, c.wake, c.recoveryRound)
 }
 
-// keyCheckEvery is how often an engine set aside after KindUnauthorized is probed to learn
-// whether its key was rotated (an adapter's WithKeyFunc reads the key before every call):
-// the first check a minute after the first fold that sees it set aside, then one a minute,
-// each one vendor request that the vendor refuses until the key changes.
-const keyCheckEvery = time.Minute
-
 // recoveryRound probes, in parallel, the engines out that no traffic can bring back: each
-// engine demoted by its health whose last recovery probe is recoveryEvery old, when the
+// engine demoted by its health whose last recovery probe is recovery.RecoveryEvery old, when the
 // configuration has no probes of its own (with them, probeRound probes every engine); each
-// engine set aside (unauthorized) whose last key check is keyCheckEvery old; and each
-// engine held down for every replica (store.go) whose last probe is holdProbeEvery old. A
+// engine set aside (unauthorized) whose last key check is recovery.KeyCheckEvery old; and each
+// engine held down for every replica (store.go) whose last probe is recovery.HoldProbeEvery old. A
 // demoted engine gets no ordinary traffic to show it has recovered: two passing probes bring
 // it back (probePassed); a set-aside engine comes back when one passes (keyChecked); a held
 // one when one passes on any replica (probePassedShared). Probes run on folds, which run on
@@ -364,7 +259,7 @@ func (c *Client) recoveryRound() {
 	if c.closed.Load() {
 		return
 	}
-	ctx, cancel := c.roundContext(context.Background())
+	ctx, cancel := recovery.RoundContext(context.Background(), c.stop)
 	defer cancel()
 	now := c.now()
 	var wg sync.WaitGroup
@@ -376,11 +271,7 @@ func (c *Client) recoveryRound() {
 		if r == nil {
 			continue
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c.probe(ctx, e, r, &recoveryPolicy, now)
-		}()
+		wg.Go(func() { c.probe(ctx, e, r, &recoveryPolicy, now) })
 	}
 	wg.Wait()
 }
@@ -388,22 +279,13 @@ func (c *Client) recoveryRound() {
 // recoveryDue reports whether e is due a recovery probe or a key check now, and if so
 // marks it done.
 func recoveryDue(s *setup, e *engine, now int64) bool {
-	last := e.recoveryAt.Load()
 	switch {
-	case e.has(flagSetAside):
-		if last == 0 { // the first round that sees it set aside starts its minute
-			e.recoveryAt.CompareAndSwap(0, now)
-			return false
-		}
-		return now-last >= int64(keyCheckEvery) && e.recoveryAt.CompareAndSwap(last, now)
+	case e.has(flagSetAside): // the first round that sees it set aside starts its minute
+		return recovery.Due(&e.recoveryAt, now, recovery.KeyCheckEvery, true)
 	case e.heldDown(now): // held down for every replica (store.go)
-		if last == 0 { // the first round that sees it held starts its period
-			e.recoveryAt.CompareAndSwap(0, now)
-			return false
-		}
-		return now-last >= int64(holdProbeEvery) && e.recoveryAt.CompareAndSwap(last, now)
+		return recovery.Due(&e.recoveryAt, now, recovery.HoldProbeEvery, true)
 	case e.demoted() && s.probes == nil:
-		return now-last >= int64(recoveryEvery) && e.recoveryAt.CompareAndSwap(last, now)
+		return recovery.Due(&e.recoveryAt, now, recovery.RecoveryEvery, false)
 	}
 	return false
 }

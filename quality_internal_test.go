@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fanyi-go/translate/internal/recovery"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
@@ -116,9 +117,9 @@ func TestKnownAnswerChecks(t *testing.T) {
 		got = append(got, probe{r.Source, r.tgt.Canon, r.Text})
 	}
 	want := []probe{
-		{"en", "ja", knownSentences["en"]},
-		{"", "de", knownSentences["en"]}, // a detected source is sent English
-		{"de", "zh-Hant", knownSentences["de"]},
+		{"en", "ja", recovery.KnownSentence("en")},
+		{"", "de", recovery.KnownSentence("en")}, // a detected source is sent English
+		{"de", "zh-Hant", recovery.KnownSentence("de")},
 		{}, // no Korean sentence: not probed
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -132,7 +133,7 @@ func TestKnownAnswerChecks(t *testing.T) {
 		"[ja] Your order {id} with 3 items": false, // not in Japanese script
 	}
 	for answer, want := range answers {
-		if got := knownAnswer(r, answer); got != want {
+		if got := recovery.KnownAnswer(r.Text, answer, targetScript(r)); got != want {
 			t.Errorf("knownAnswer(%q) = %v, want %v", answer, got, want)
 		}
 	}

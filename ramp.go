@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
-	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -71,25 +70,13 @@ type Ramp struct {
 	MaxLatencyRatio float64
 }
 
-// maxRampSteps bounds Ramp.Steps.
-const maxRampSteps = 10
-
 // validate checks the ramp; field names are prefixed with prefix ("...Profile.Ramp.").
 func (r *Ramp) validate(prefix string) error {
 	if r == nil {
 		return nil
 	}
-	if len(r.Steps) > maxRampSteps {
-		return configError(prefix+"Steps", "must have at most 10 steps")
-	}
-	for i, x := range r.Steps {
-		at := prefix + "Steps[" + strconv.Itoa(i) + "]"
-		if !(x > 0 && x <= 100) {
-			return configError(at, "must be above 0 and at most 100")
-		}
-		if i > 0 && x <= r.Steps[i-1] {
-			return configError(at, "must be above the step before")
-		}
+	if at, problem := canary.CheckSteps(r.Steps); problem != "" {
+		return configError(prefix+"Steps"+at, problem)
 	}
 	return checkLimits(prefix, *r)
 }
@@ -123,29 +110,14 @@ type CanaryStep struct {
 // step, once the Client holds no lock; it must return quickly. A panic in fn is recovered
 // and logged. OnCanaryStep is safe for concurrent use.
 func (c *Client) OnCanaryStep(fn func(CanaryStep)) (stop func()) {
-	r := &c.ramps
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.listeners == nil {
-		r.listeners = map[int]func(CanaryStep){}
-	}
-	id := r.nextID
-	r.nextID++
-	r.listeners[id] = fn
-	return func() {
-		r.mu.Lock()
-		delete(r.listeners, id)
-		r.mu.Unlock()
-	}
+	return c.ramps.listeners.Add(fn)
 }
 
 // rampState is the Client's part of the canary analysis: the calls of the engines canaries
 // are compared with, and the listeners of OnCanaryStep.
 type rampState struct {
 	base      canary.Baseline
-	mu        sync.Mutex
-	listeners map[int]func(CanaryStep)
-	nextID    int
+	listeners canary.Listeners[CanaryStep]
 }
 
 // rampFor gives e its canary analysis: old's when e stays with the same profile, a new
@@ -181,15 +153,9 @@ func (c *Client) rampRecord(w *walk, e *engine, err error, kind Kind, caller boo
 	if !e.s.ramped {
 		return
 	}
-	o := canary.OK
-	switch {
-	case err == nil:
-	case caller || !breakerFailure(kind):
+	o, counted := canary.OutcomeOf(err != nil, !caller && breakerFailure(kind), kind == KindBadOutput)
+	if !counted {
 		return
-	case kind == KindBadOutput:
-		o = canary.BadOutput
-	default:
-		o = canary.Failed
 	}
 	lat := time.Duration(w.ended - w.callStart())
 	switch {
@@ -210,34 +176,9 @@ func (c *Client) canaryStepped(engine string, st canary.Step) {
 		Quality: st.Canary.Quality(), BaseQuality: st.Base.Quality(),
 		Latency: st.Canary.Latency(), BaseLatency: st.Base.Latency()}
 	c.obs.canaryStep(ev)
-	c.ramps.mu.Lock()
-	fns := make([]func(CanaryStep), 0, len(c.ramps.listeners))
-	for _, id := range sortedKeysInt(c.ramps.listeners) {
-		fns = append(fns, c.ramps.listeners[id])
-	}
-	c.ramps.mu.Unlock()
-	for _, fn := range fns {
-		c.callListener(fn, ev)
-	}
-}
-
-// callListener runs one OnCanaryStep listener, recovering its panic.
-func (c *Client) callListener(fn func(CanaryStep), ev CanaryStep) {
-	defer func() {
-		if p := recover(); p != nil {
-			c.obs.warn(fmt.Sprintf("an OnCanaryStep listener panicked (%T)", p), ev.Engine)
-		}
-	}()
-	fn(ev)
-}
-
-func sortedKeysInt[V any](m map[int]V) []int {
-	keys := make([]int, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
+	c.ramps.listeners.Call(ev, func(p any) {
+		c.obs.warn(fmt.Sprintf("an OnCanaryStep listener panicked (%T)", p), ev.Engine)
+	})
 }
 
 // canaryStep counts and logs a step: info for an advance, warn for a rollback.

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/fanyi-go/translate/fidelity/memory"
+	"github.com/fanyi-go/translate/internal/recovery"
 )
 
 // HoldStore is a Store that also shares engine outages (seed 003 §6): an engine that one
@@ -219,11 +220,6 @@ func WithStore(s Store) Option { return func(o *options) { o.store = s } }
 // tenant's own.
 func (c *Client) Budget() BudgetStatus { return c.budgetStatus(nil) }
 
-// holdProbeEvery is how often a Client probes an engine held down for every replica
-// (HoldStore), at most: the probe lock lives as long, so one probe runs at a time and at
-// most one per period across the replicas (or per attempt timeout, when that is longer).
-const holdProbeEvery = 5 * time.Second
-
 // maxHold bounds how long a hold read from a Store keeps an engine out.
 const maxHold = 400 * 24 * time.Hour
 
@@ -288,13 +284,7 @@ func (e *engine) setHeld(until int64) {
 	if e.heldUntil.Swap(until) == until {
 		return
 	}
-	for {
-		off := e.offUntil.Load()
-		want := max(e.outUntil.Load(), e.coolUntil.Load(), e.heldUntil.Load())
-		if off == want || e.offUntil.CompareAndSwap(off, want) {
-			return
-		}
-	}
+	recovery.SetLatest(&e.offUntil, &e.outUntil, &e.coolUntil, &e.heldUntil)
 }
 
 // heldDown reports whether the engine is held out for every replica because a replica
@@ -321,7 +311,7 @@ func (c *Client) mayProbe(e *engine, now int64) bool {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), storeWait)
 	defer cancel()
-	ok, err := hs.ProbeLock(ctx, e.name, max(holdProbeEvery, e.prof.Timeout+leaseMargin))
+	ok, err := hs.ProbeLock(ctx, e.name, max(recovery.HoldProbeEvery, e.prof.Timeout+leaseMargin))
 	return ok || err != nil
 }
 

@@ -3,14 +3,12 @@ package translate
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
-	"math"
-	"strconv"
 	"time"
 
 	"github.com/fanyi-go/translate/internal/deadline"
-	"github.com/fanyi-go/translate/internal/lang"
 	"github.com/fanyi-go/translate/internal/lazyctx"
+	"github.com/fanyi-go/translate/internal/quota"
+	"github.com/fanyi-go/translate/internal/storekey"
 )
 
 // storeWait bounds how long a request waits on its Store for one step (Admit, Settle, Hold,
@@ -188,67 +186,46 @@ func (c *Client) storeKey(r *request) string {
 // contentDigest hashes r's text with the full language keys, scene and style, and the
 // format and glossary revision when they are not text and none: the same in every process.
 func contentDigest(r *request) [sha256.Size]byte {
-	src := ""
+	c := storekey.Content{Target: r.tgt.Full, Scene: int64(r.Scene), Style: int64(r.Style), Text: r.Text}
 	if r.src != nil {
-		src = r.src.Key
+		c.Source = r.src.Key
 	}
-	var stack [512]byte // a short text hashes without an allocation
-	buf := append(stack[:0], src...)
-	buf = append(append(buf, 0), r.tgt.Full...)
-	buf = strconv.AppendInt(append(buf, 0), int64(r.Scene), 10)
-	buf = strconv.AppendInt(append(buf, 0), int64(r.Style), 10)
-	buf = append(buf, 0)
 	if rev := r.revision(); r.key.format != FormatText || rev != "" { // content.go: markup and glossary change the answer
-		buf = append(append(append(append(buf, r.key.format.String()...), 0), rev...), 0)
+		c.Format, c.Revision = r.key.format.String(), rev
 	}
-	buf = append(buf, r.Text...)
-	return sha256.Sum256(buf)
+	return c.Sum()
 }
 
 // storeRequestID is the request id a Store sees: the caller's, bound to the request's
-// content ("#" and 32 hex digits of contentDigest), so that an id reused with another text,
-// language, scene or style is another id on every replica, and the Store never hands back
-// the answer to other content. "" without a caller's id.
+// content (storekey.RequestID), so that an id reused with another text, language, scene or
+// style is another id on every replica, and the Store never hands back the answer to other
+// content. "" without a caller's id.
 func storeRequestID(r *request) string {
 	if r.RequestID == "" {
 		return ""
 	}
-	r.digest.key(r)
-	return r.RequestID + "#" + r.digest.hex[:32]
+	return storekey.RequestID(r.RequestID, r.digest.key(r))
 }
 
 // storeDigest is a request's contentDigest in hex, computed at most once per request,
-// source and glossary revision (a detected source or a glossary updated meanwhile changes
-// the content): Admit, Settle and the request id share it.
-type storeDigest struct {
-	hex string
-	src *lang.Info
-	rev string
-}
+// source and glossary revision: Admit, Settle and the request id share it.
+type storeDigest struct{ storekey.Digest }
 
 func (d *storeDigest) key(r *request) string {
-	if rev := r.revision(); d.hex == "" || d.src != r.src || d.rev != rev {
-		sum := contentDigest(r)
-		var h [2 * sha256.Size]byte
-		hex.Encode(h[:], sum[:])
-		d.hex, d.src, d.rev = string(h[:]), r.src, rev
+	if rev := r.revision(); d.Stale(r.src, rev) {
+		d.Set(contentDigest(r), r.src, rev)
 	}
-	return d.hex
+	return d.Hex()
 }
 
 // learnSpent keeps the shared budget's last reported spend, for economy mode.
-func (c *Client) learnSpent(spent float64) {
-	if spent >= 0 && !math.IsNaN(spent) && !math.IsInf(spent, 0) {
-		c.sharedSpent.Store(math.Float64bits(spent))
-	}
-}
+func (c *Client) learnSpent(spent float64) { quota.Learn(&c.sharedSpent, spent) }
 
 // sharedFraction is the shared budget's fraction spent as last reported by the Store; 0
 // without a Store or an unlimited budget.
 func (c *Client) sharedFraction() float64 {
-	d := c.budget.Daily()
-	if c.store == nil || d <= 0 {
+	if c.store == nil {
 		return 0
 	}
-	return math.Float64frombits(c.sharedSpent.Load()) / d
+	return quota.SharedOf(&c.sharedSpent, c.budget.Daily())
 }

@@ -338,3 +338,40 @@ func (a *Analysis) judge(own, base Counts) (Reason, bool) {
 	}
 	return Healthy, false
 }
+
+// MaxSteps bounds Settings.Steps.
+const MaxSteps = 10
+
+// CheckSteps checks a ramp's steps: rising, each above 0 and at most 100, at most MaxSteps
+// of them. It returns what is wrong, "" when nothing is, and where: "" for the steps as a
+// whole, else the index of the step at fault ("[2]").
+func CheckSteps(steps []float64) (at, problem string) {
+	if len(steps) > MaxSteps {
+		return "", "must have at most 10 steps"
+	}
+	for i, x := range steps {
+		switch {
+		case !(x > 0 && x <= 100):
+			return "[" + strconv.Itoa(i) + "]", "must be above 0 and at most 100"
+		case i > 0 && x <= steps[i-1]:
+			return "[" + strconv.Itoa(i) + "]", "must be above the step before"
+		}
+	}
+	return "", ""
+}
+
+// OutcomeOf is a call's Outcome: OK when it did not fail, else BadOutput when its answer
+// failed the checks, else Failed. counted is false for a failure that is not the engine's
+// (engines false: the caller's cancellation, an unsupported pair, a bad request), which
+// the analysis does not count.
+func OutcomeOf(failed, engines, badOutput bool) (o Outcome, counted bool) {
+	switch {
+	case !failed:
+		return OK, true
+	case !engines:
+		return OK, false
+	case badOutput:
+		return BadOutput, true
+	}
+	return Failed, true
+}

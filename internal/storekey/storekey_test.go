@@ -1,0 +1,58 @@
+package storekey
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/fanyi-go/translate/internal/lang"
+)
+
+func TestSum(t *testing.T) {
+	long := string(make([]byte, 600)) // past the stack buffer
+	cases := []struct {
+		c    Content
+		want string // the bytes hashed
+	}{
+		{Content{Source: "en", Target: "zh-Hans", Scene: 2, Style: 1, Text: "hi"}, "en\x00zh-Hans\x002\x001\x00hi"},
+		{Content{Target: "de", Text: "hi"}, "\x00de\x000\x000\x00hi"},
+		{Content{Source: "en", Target: "de", Format: "html", Text: "<b>hi</b>"}, "en\x00de\x000\x000\x00html\x00\x00<b>hi</b>"},
+		{Content{Source: "en", Target: "de", Format: "text", Revision: "r7", Text: "hi"}, "en\x00de\x000\x000\x00text\x00r7\x00hi"},
+		{Content{Source: "en", Target: "de", Revision: "ignored without Format", Text: "hi"}, "en\x00de\x000\x000\x00hi"},
+		{Content{Source: "en", Target: "de", Text: long}, "en\x00de\x000\x000\x00" + long},
+	}
+	for _, tc := range cases {
+		if diff := cmp.Diff(sha256.Sum256([]byte(tc.want)), tc.c.Sum()); diff != "" {
+			t.Errorf("Sum(%+v) is not the hash of %q (-want +got):\n%s", tc.c.Format, tc.want, diff)
+		}
+	}
+}
+
+func TestDigest(t *testing.T) {
+	en, de := &lang.Info{Key: "en"}, &lang.Info{Key: "de"}
+	sum := sha256.Sum256([]byte("x"))
+	var d Digest
+	type state struct {
+		Hex   string
+		Stale []bool // for (en, ""), (de, ""), (en, "r2")
+	}
+	read := func() state {
+		return state{d.Hex(), []bool{d.Stale(en, ""), d.Stale(de, ""), d.Stale(en, "r2")}}
+	}
+	if diff := cmp.Diff(state{"", []bool{true, true, true}}, read()); diff != "" {
+		t.Errorf("empty digest (-want +got):\n%s", diff)
+	}
+	d.Set(sum, en, "")
+	if diff := cmp.Diff(state{hex.EncodeToString(sum[:]), []bool{false, true, true}}, read()); diff != "" {
+		t.Errorf("after Set (-want +got):\n%s", diff)
+	}
+	d.Set(sum, en, "r2")
+	if diff := cmp.Diff(state{hex.EncodeToString(sum[:]), []bool{true, true, false}}, read()); diff != "" {
+		t.Errorf("after Set with a revision (-want +got):\n%s", diff)
+	}
+	if got, want := RequestID("req-1", d.Hex()), "req-1#"+hex.EncodeToString(sum[:16]); got != want {
+		t.Errorf("RequestID = %q, want %q", got, want)
+	}
+}
