@@ -119,7 +119,8 @@ func (c *Client) translatePack(ctx context.Context, reqs []Request, idx []int, o
 	now := c.now()
 	c.maybeFold(now)
 	items := make([]packItem, 0, len(idx))
-	var texts pack.Texts
+	byText := pack.Index{}
+	var texts []string
 	for _, i := range idx {
 		it := packItem{i: i}
 		if err := c.prepare(&reqs[i], &it.r, now); err != nil {
@@ -140,14 +141,15 @@ func (c *Client) translatePack(ctx context.Context, reqs []Request, idx []int, o
 			c.obs.requestEnd(ctx, nil, &it.r, hit, nil, 0)
 			continue
 		}
-		it.stale, it.Slot = stale, texts.Add(len(items), it.r.Text)
+		it.stale = stale
+		it.Slot, texts = byText.Add(texts, len(items), it.r.Text)
 		items = append(items, it)
 	}
 	if len(items) == 0 {
 		return
 	}
-	p := &packRun{reqs: reqs, out: out, now: now, t0: time.Now(), splits: pack.Splits(len(texts.Parts))}
-	c.runPack(ctx, p, items, texts.Parts, nil)
+	p := &packRun{reqs: reqs, out: out, now: now, t0: time.Now(), splits: pack.Splits(len(texts))}
+	c.runPack(ctx, p, items, texts, nil)
 }
 
 // packable reports whether r's text fits every engine's per-text limit, so that no engine

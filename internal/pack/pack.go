@@ -43,24 +43,19 @@ func Group[K comparable](n, size int, key func(i int) (k K, ok bool)) [][]int {
 // texts. A lead comes before the items that share its text.
 type Slot struct{ Lead, Part int }
 
-// Texts collects the distinct texts of a pack as its items are added.
-type Texts struct {
-	Parts  []string // the distinct texts, in the order they came
-	byText map[string]int
-}
+// Index is where a pack's distinct texts are, by text: the index of the item that leads
+// each. Make one per pack with Index{} (the caller's own map, which may stay on its stack).
+type Index map[string]int
 
-// Add places the pack's next item, the k-th, whose text is text: a lead with a new part,
-// or sharing the text of an earlier item.
-func (t *Texts) Add(k int, text string) Slot {
-	if lead, ok := t.byText[text]; ok {
-		return Slot{Lead: lead}
+// Add places the pack's next item, the k-th, whose text is text: a lead whose text is
+// appended to parts (the pack's distinct texts, in the order they came), or sharing the
+// text of an earlier item. It returns the item's slot and parts.
+func (x Index) Add(parts []string, k int, text string) (Slot, []string) {
+	if lead, ok := x[text]; ok {
+		return Slot{Lead: lead}, parts
 	}
-	if t.byText == nil {
-		t.byText = map[string]int{}
-	}
-	t.byText[text] = k
-	t.Parts = append(t.Parts, text)
-	return Slot{Lead: k, Part: len(t.Parts) - 1}
+	x[text] = k
+	return Slot{Lead: k, Part: len(parts)}, append(parts, text)
 }
 
 // Half is half a pack: its texts and the items that share them.

@@ -34,17 +34,20 @@ func TestGroup(t *testing.T) {
 	}
 }
 
-func TestTextsAdd(t *testing.T) {
-	var tx Texts
+func TestIndexAdd(t *testing.T) {
+	x := Index{}
+	var parts []string
 	var got []Slot
 	for k, s := range []string{"x", "y", "x", "z", "y"} {
-		got = append(got, tx.Add(k, s))
+		var sl Slot
+		sl, parts = x.Add(parts, k, s)
+		got = append(got, sl)
 	}
 	want := []Slot{{0, 0}, {1, 1}, {Lead: 0}, {3, 2}, {Lead: 1}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("slots (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"x", "y", "z"}, tx.Parts); diff != "" {
+	if diff := cmp.Diff([]string{"x", "y", "z"}, parts); diff != "" {
 		t.Errorf("parts (-want +got):\n%s", diff)
 	}
 }
@@ -56,12 +59,15 @@ type item struct {
 
 func TestHalve(t *testing.T) {
 	// texts a b c d; items: a, b, a', c, d, b', d'
-	var tx Texts
+	x := Index{}
+	var texts []string
 	var items []item
 	for k, s := range []string{"a", "b", "a", "c", "d", "b", "d"} {
-		items = append(items, item{Name: s, Slot: tx.Add(k, s)})
+		var sl Slot
+		sl, texts = x.Add(texts, k, s)
+		items = append(items, item{Name: s, Slot: sl})
 	}
-	got := Halve(items, tx.Parts, func(it *item) *Slot { return &it.Slot })
+	got := Halve(items, texts, func(it *item) *Slot { return &it.Slot })
 	want := [2]Half[item]{
 		{Items: []item{{"a", Slot{0, 0}}, {"b", Slot{1, 1}}, {"a", Slot{Lead: 0}}, {"b", Slot{Lead: 1}}}, Texts: []string{"a", "b"}},
 		{Items: []item{{"c", Slot{0, 0}}, {"d", Slot{1, 1}}, {"d", Slot{Lead: 1}}}, Texts: []string{"c", "d"}},
@@ -72,7 +78,7 @@ func TestHalve(t *testing.T) {
 	if items[4].Slot != (Slot{4, 3}) {
 		t.Errorf("Halve changed its input: %v", items[4].Slot)
 	}
-	three := Halve(items[:4], tx.Parts[:3], func(it *item) *Slot { return &it.Slot })
+	three := Halve(items[:4], texts[:3], func(it *item) *Slot { return &it.Slot })
 	if diff := cmp.Diff([][]string{{"a"}, {"b", "c"}}, [][]string{three[0].Texts, three[1].Texts}); diff != "" {
 		t.Errorf("Halve of 3 texts (-want +got):\n%s", diff)
 	}
