@@ -70,19 +70,19 @@ func Halve[T any](items []T, texts []string, slot func(*T) *Slot) [2]Half[T] {
 	h := len(texts) / 2
 	out := [2]Half[T]{{Texts: texts[:h]}, {Texts: texts[h:]}}
 	at := make([]int, len(items)) // each item's index in its half
-	for k, it := range items {
-		s := slot(&it)
+	for k := range items {
 		side := 0
-		if slot(&items[s.Lead]).Part >= h {
+		if slot(&items[slot(&items[k]).Lead]).Part >= h {
 			side = 1
 		}
 		half := &out[side]
 		at[k] = len(half.Items)
+		half.Items = append(half.Items, items[k])
+		s := slot(&half.Items[at[k]])
 		if s.Lead == k {
 			s.Part -= side * h
 		}
-		s.Lead = at[s.Lead]
-		half.Items = append(half.Items, it)
+		s.Lead = at[s.Lead] // a lead comes before the items that share its text
 	}
 	return out
 }
