@@ -42,10 +42,10 @@ func (c *Client) runApart(ctx context.Context, e *engine, call func() (*EngineRe
 	return out, err
 }
 
-// consumeStream reads e's stream of deltas for req.Texts[0] into the whole translation,
-// sending the text so far to sink (assembled by ordered.Text). Text so far that is blank or
-// still the start of the source is not sent: an engine that echoes never shows the source, even in part, before
-// its answer is checked. It turns a panic into a KindUnknown error (naming the
+// consumeStream reads e's stream of deltas for req.Texts[0] into the whole translation
+// (ordered.Text), sending the text so far to sink. Text so far that is blank or still the
+// start of the source is not sent: an engine that echoes never shows the source, even in
+// part, before its answer is checked. It turns a panic into a KindUnknown error (naming the
 // engine's type, not the panic's value), stops at ctx's end even if the engine keeps
 // sending, and stops a stream that grows past ordered.MaxBytes with KindBadOutput. An error
 // the stream yields is returned as is, for check and classify to sort.
