@@ -2,13 +2,11 @@ package translate
 
 import (
 	"context"
-	"math/bits"
 	"strings"
 	"sync"
 	"time"
 
-	"golang.org/x/text/language"
-
+	"github.com/fanyi-go/translate/internal/pack"
 	"github.com/fanyi-go/translate/internal/segment"
 )
 
@@ -87,33 +85,15 @@ type packKey struct {
 // batchTasks groups reqs into tasks: packs of requests that may share engine calls, of up
 // to packSize(), and single requests.
 func (c *Client) batchTasks(reqs []Request) [][]int {
-	var tasks [][]int
-	groups := map[packKey][]int{}
-	var order []packKey
-	for i := range reqs {
+	return pack.Group(len(reqs), c.packSize(), func(i int) (packKey, bool) {
 		r := &reqs[i]
 		if r.RequestID != "" || len(r.Text) > 4*packMaxChars || c.ownWalk(r) {
-			tasks = append(tasks, []int{i})
-			continue
+			return packKey{}, false
 		}
-		k := packKey{source: r.Source, target: r.Target, engine: r.Engine, user: r.UserID,
+		return packKey{source: r.Source, target: r.Target, engine: r.Engine, user: r.UserID,
 			regions: strings.Join(r.Regions, ","), scene: r.Scene, style: r.Style, priority: r.Priority,
-			fallback: r.AllowFallback, noCache: r.NoCache}
-		if _, ok := groups[k]; !ok {
-			order = append(order, k)
-		}
-		groups[k] = append(groups[k], i)
-	}
-	size := c.packSize()
-	for _, k := range order {
-		g := groups[k]
-		for len(g) > 0 {
-			n := min(len(g), size)
-			tasks = append(tasks, g[:n:n])
-			g = g[n:]
-		}
-	}
-	return tasks
+			fallback: r.AllowFallback, noCache: r.NoCache}, true
+	})
 }
 
 // packSize is how many requests one pack holds: the largest MaxTexts among the engines, so
@@ -131,8 +111,7 @@ type packItem struct {
 	i     int // index in the batch
 	r     request
 	stale *cacheEntry
-	lead  int // index (in the pack) of the item whose text this one shares; itself if none
-	part  int // index of its text among the pack's parts
+	pack.Slot
 }
 
 // translatePack answers the requests idx of reqs through shared engine calls.
@@ -140,7 +119,7 @@ func (c *Client) translatePack(ctx context.Context, reqs []Request, idx []int, o
 	now := c.now()
 	c.maybeFold(now)
 	items := make([]packItem, 0, len(idx))
-	byText := map[string]int{}
+	byText := pack.Index{}
 	var texts []string
 	for _, i := range idx {
 		it := packItem{i: i}
@@ -162,20 +141,14 @@ func (c *Client) translatePack(ctx context.Context, reqs []Request, idx []int, o
 			c.obs.requestEnd(ctx, nil, &it.r, hit, nil, 0)
 			continue
 		}
-		it.stale, it.lead = stale, len(items)
-		if lead, ok := byText[it.r.Text]; ok {
-			it.lead = lead
-		} else {
-			byText[it.r.Text] = len(items)
-			it.part = len(texts)
-			texts = append(texts, it.r.Text)
-		}
+		it.stale = stale
+		it.Slot, texts = byText.Add(texts, len(items), it.r.Text)
 		items = append(items, it)
 	}
 	if len(items) == 0 {
 		return
 	}
-	p := &packRun{reqs: reqs, out: out, now: now, t0: time.Now(), splits: 4 * bits.Len(uint(len(texts)))}
+	p := &packRun{reqs: reqs, out: out, now: now, t0: time.Now(), splits: pack.Splits(len(texts))}
 	c.runPack(ctx, p, items, texts, nil)
 }
 
@@ -221,8 +194,8 @@ func (c *Client) runPack(ctx context.Context, p *packRun, items []packItem, text
 	w.j = &sc.j
 	err := w.run()
 	if err != nil && p.split(ctx, err, len(texts)) {
-		for _, h := range halve(items, texts) {
-			c.runPack(ctx, p, h.items, h.texts, w.attempts)
+		for _, h := range pack.Halve(items, texts, func(it *packItem) *pack.Slot { return &it.Slot }) {
+			c.runPack(ctx, p, h.Items, h.Texts, w.attempts)
 		}
 		return
 	}
@@ -234,7 +207,7 @@ func (c *Client) runPack(ctx context.Context, p *packRun, items []packItem, text
 		}
 		if res == nil && ierr == nil { // its text came back bad: it fails over alone
 			req := p.reqs[it.i]
-			p.out[it.i].Result, p.out[it.i].Err = c.doAvoiding(ctx, &req, nil, w.j.partBy[items[it.lead].part].name)
+			p.out[it.i].Result, p.out[it.i].Err = c.doAvoiding(ctx, &req, nil, w.j.partBy[items[it.Lead].Part].name)
 			continue
 		}
 		p.out[it.i].Result, p.out[it.i].Err = res, ierr
@@ -260,33 +233,6 @@ func (p *packRun) split(ctx context.Context, err error, n int) bool {
 	return false
 }
 
-// packHalf is half a pack: its texts and the items that share them.
-type packHalf struct {
-	items []packItem
-	texts []string
-}
-
-// halve splits a pack's texts in two halves, each with the items whose text it holds.
-func halve(items []packItem, texts []string) [2]packHalf {
-	h := len(texts) / 2
-	out := [2]packHalf{{texts: texts[:h]}, {texts: texts[h:]}}
-	at := make([]int, len(items)) // each item's index in its half
-	for k, it := range items {
-		side := 0
-		if items[it.lead].part >= h {
-			side = 1
-		}
-		half := &out[side]
-		at[k] = len(half.items)
-		if it.lead == k {
-			it.part -= side * h
-		}
-		it.lead = at[it.lead] // a lead comes before the items that share its text
-		half.items = append(half.items, it)
-	}
-	return out
-}
-
 // packAnswer is an item's answer after its pack's walk: its text and its share of the cost,
 // its stale entry or the pack's error when the pack failed, or (nil, nil) when its text
 // came back bad and must fail over alone.
@@ -301,7 +247,7 @@ func (w *walk) packAnswer(k int, items []packItem, err error) (*Result, error) {
 		res.Attempts = append(res.Attempts, w.attempts...)
 		return res, nil
 	}
-	part := items[it.lead].part
+	part := items[it.Lead].Part
 	if w.j.failed[part] {
 		return nil, nil
 	}
@@ -316,7 +262,7 @@ func (w *walk) packAnswer(k int, items []packItem, err error) (*Result, error) {
 	}
 	res.Latency = time.Duration(w.ended - w.start)
 	res.Degraded = w.degraded()
-	if it.lead == k && w.r.chars > 0 { // a text shared by several requests is paid by the first
+	if it.Lead == k && w.r.chars > 0 { // a text shared by several requests is paid by the first
 		res.Cost = w.j.cost * float64(it.r.chars) / float64(w.r.chars)
 	}
 	res.Attempts = append(res.Attempts, w.attempts...)
@@ -326,12 +272,5 @@ func (w *walk) packAnswer(k int, items []packItem, err error) (*Result, error) {
 // textSource is the source the engine detected for text i of its answer: the text's own
 // when the engine detects per text, else the call's; "" when it reported none.
 func textSource(out *EngineResult, i int) string {
-	t := out.Source
-	if len(out.Sources) == len(out.Texts) {
-		t = out.Sources[i]
-	}
-	if t == language.Und {
-		return ""
-	}
-	return t.String()
+	return pack.TextSource(out.Source, out.Sources, len(out.Texts), i)
 }

@@ -128,7 +128,7 @@ func newStream(ctx context.Context, c *Client, req Request) *stream {
 func (s *stream) yield(yield func(Chunk, error) bool) {
 	s.run.Run(func(i int, res *Result) bool { return yield(s.final(i, res), nil) },
 		func(i int, text, engine string) bool {
-			return yield(Chunk{Segment: i, Text: s.lead(i) + text, Partial: true, Engine: engine}, nil)
+			return yield(Chunk{Segment: i, Text: s.doc.Lead(i) + text, Partial: true, Engine: engine}, nil)
 		},
 		func(i int, err error) { yield(Chunk{Segment: i}, err) })
 }
@@ -146,15 +146,5 @@ func (s *stream) translate(ctx context.Context, i int, sink *streamSink) (*Resul
 // final is the chunk of a translated segment: its text with the source's white space
 // around it.
 func (s *stream) final(i int, res *Result) Chunk {
-	return Chunk{Segment: i, Text: s.lead(i) + res.Text + s.doc.Seps[i], Engine: res.Engine,
-		FromMemory: res.FromMemory}
-}
-
-// lead is the white space before segment i that belongs to its chunks: the text's leading
-// white space for the first segment.
-func (s *stream) lead(i int) string {
-	if i == 0 {
-		return s.doc.Prefix
-	}
-	return ""
+	return Chunk{Segment: i, Text: s.doc.Around(i, res.Text), Engine: res.Engine, FromMemory: res.FromMemory}
 }

@@ -3,7 +3,6 @@ package translate
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/fanyi-go/translate/internal/deadline"
 	"github.com/fanyi-go/translate/internal/ordered"
@@ -43,16 +42,12 @@ func (c *Client) runApart(ctx context.Context, e *engine, call func() (*EngineRe
 	return out, err
 }
 
-// maxStreamBytes bounds the translation a stream may send for a source of n bytes: far
-// more than any language needs, far less than a runaway stream would send.
-func maxStreamBytes(n int) int { return 8*n + 4096 }
-
-// consumeStream reads e's stream of deltas for req.Texts[0] into the whole translation,
-// sending the text so far to sink. Text so far that is blank or still the start of the
-// source is not sent: an engine that echoes never shows the source, even in part, before
-// its answer is checked. It turns a panic into a KindUnknown error (naming the
+// consumeStream reads e's stream of deltas for req.Texts[0] into the whole translation
+// (ordered.Text), sending the text so far to sink. Text so far that is blank or still the
+// start of the source is not sent: an engine that echoes never shows the source, even in
+// part, before its answer is checked. It turns a panic into a KindUnknown error (naming the
 // engine's type, not the panic's value), stops at ctx's end even if the engine keeps
-// sending, and stops a stream that grows past maxStreamBytes with KindBadOutput. An error
+// sending, and stops a stream that grows past ordered.MaxBytes with KindBadOutput. An error
 // the stream yields is returned as is, for check and classify to sort.
 func consumeStream(ctx context.Context, e *engine, se StreamEngine, req *EngineRequest, sink *streamSink, gen uint64) (out *EngineResult, err error) {
 	defer func() {
@@ -64,10 +59,8 @@ func consumeStream(ctx context.Context, e *engine, se StreamEngine, req *EngineR
 	if seq == nil {
 		return nil, &Error{Kind: KindBadOutput, Engine: e.name, Message: fmt.Sprintf("%T returned a nil stream", e.eng)}
 	}
-	src := strings.TrimSpace(req.Texts[0])
-	limit := maxStreamBytes(len(src))
-	var b strings.Builder
-	diverged := false // the text so far is no longer the start of the source
+	var text ordered.Text
+	text.Reset(req.Texts[0])
 	for delta, derr := range seq {
 		if derr != nil {
 			return nil, derr
@@ -75,23 +68,15 @@ func consumeStream(ctx context.Context, e *engine, se StreamEngine, req *EngineR
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if b.Len()+len(delta) > limit {
+		if !text.Add(delta) {
 			return nil, &Error{Kind: KindBadOutput, Engine: e.name, Message: "stream longer than the limit"}
 		}
-		if delta == "" {
-			continue
-		}
-		b.WriteString(delta)
-		if !diverged {
-			t := strings.TrimSpace(b.String())
-			diverged = t != "" && !strings.HasPrefix(src, t)
-		}
-		if diverged {
-			sink.Update(gen, e.name, b.String())
+		if delta != "" && text.Shown() {
+			sink.Update(gen, e.name, text.String())
 		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return &EngineResult{Texts: []string{b.String()}}, nil
+	return &EngineResult{Texts: []string{text.String()}}, nil
 }

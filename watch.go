@@ -2,9 +2,10 @@ package translate
 
 import (
 	"context"
-	"crypto/sha256"
 	"log/slog"
 	"time"
+
+	"github.com/fanyi-go/translate/internal/filewatch"
 )
 
 // watchEvery is how often WatchConfig reads the file. A change is applied once two reads in
@@ -34,16 +35,14 @@ func WatchConfig(ctx context.Context, c *Client, path string) error {
 	case path == "":
 		return &Error{Kind: KindInvalidInput, Message: "WatchConfig: empty path"}
 	}
-	return c.newConfigWatcher(ctx, path).run(ctx, watchEvery)
+	return c.newConfigWatcher(ctx, path).Run(ctx, watchEvery)
 }
 
 // newConfigWatcher is WatchConfig's watcher: it applies with c.Reconfigure and counts a
 // file it cannot parse as Reconfigure counts a config it rejects (translate.config.rejected
 // and a warning).
 func (c *Client) newConfigWatcher(ctx context.Context, path string) *watcher {
-	w := newWatcher(ctx, path, c.Reconfigure, c.configLogger())
-	w.unparsed = c.obs.configRejectedOne
-	return w
+	return newWatcher(ctx, path, c.Reconfigure, c.configLogger(), c.obs.configRejectedOne)
 }
 
 // configLogger is the logger for configuration warnings.
@@ -54,91 +53,23 @@ func (c *Client) configLogger() *slog.Logger {
 	return slog.Default()
 }
 
-// watcher holds what WatchConfig knows of the file between polls.
-type watcher struct {
-	path  string
-	apply func(*Config) error
-	log   *slog.Logger
-	// unparsed, when set, is told of a settled change that does not parse (Reconfigure
-	// reports the changes it rejects itself).
-	unparsed func(error)
+// watcher follows a configuration file between polls (internal/filewatch).
+type watcher = filewatch.Watcher
 
-	current  [32]byte // the content c runs
-	pending  [32]byte // content seen once, waiting for a second read to agree
-	rejected [32]byte // content already rejected and logged
-	readErr  string   // the last read error logged
-}
-
-// newWatcher reads path once: the content it finds is what the Client runs.
-func newWatcher(ctx context.Context, path string, apply func(*Config) error, log *slog.Logger) *watcher {
-	w := &watcher{path: path, apply: apply, log: log}
-	if data, err := readConfigFile(ctx, path); err == nil {
-		w.current = sha256.Sum256(data)
-	} else if ctx.Err() == nil {
-		w.warnRead(err)
-	}
-	w.pending = w.current
-	return w
-}
-
-// run polls the file every interval until ctx is done or the Client is closed.
-func (w *watcher) run(ctx context.Context, interval time.Duration) error {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
-		}
-		if err := w.poll(ctx); err != nil {
-			return err
-		}
-	}
-}
-
-// poll reads the file once; it returns an error only when watching must stop.
-func (w *watcher) poll(ctx context.Context) error {
-	data, err := readConfigFile(ctx, w.path)
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		w.warnRead(err)
-		return nil
-	}
-	w.readErr = ""
-	sum := sha256.Sum256(data)
-	settled := sum == w.pending
-	w.pending = sum
-	if sum == w.current || sum == w.rejected || !settled {
-		return nil
-	}
-	cfg, err := ParseConfig(data)
-	if err == nil {
-		err = w.apply(cfg)
-		if KindOf(err) == KindClosed {
-			return err
-		}
-	} else if w.unparsed != nil {
-		w.unparsed(err)
-	}
-	if err != nil {
-		w.rejected = sum
-		w.log.LogAttrs(ctx, slog.LevelWarn, "translate: config change rejected, keeping the running config",
-			slog.String("path", w.path), slog.String("error", err.Error()))
-		return nil
-	}
-	w.current = sum
-	w.log.LogAttrs(ctx, slog.LevelInfo, "translate: config change applied", slog.String("path", w.path))
-	return nil
-}
-
-// warnRead logs a read error once until the file reads again.
-func (w *watcher) warnRead(err error) {
-	if msg := err.Error(); msg != w.readErr {
-		w.readErr = msg
-		w.log.LogAttrs(context.Background(), slog.LevelWarn, "translate: config file unreadable, keeping the running config",
-			slog.String("path", w.path), slog.String("error", msg))
-	}
+// newWatcher watches path, read as LoadConfigContext does and parsed with ParseConfig;
+// unparsed, when set, is told of a settled change that does not parse (apply reports the
+// changes it rejects itself). An ErrClosed from apply ends the watch.
+func newWatcher(ctx context.Context, path string, apply func(*Config) error, log *slog.Logger, unparsed func(error)) *watcher {
+	return filewatch.New(ctx, filewatch.File{Path: path, Read: readConfigFile, Log: log,
+		Apply: func(data []byte) error {
+			cfg, err := ParseConfig(data)
+			if err != nil {
+				if unparsed != nil {
+					unparsed(err)
+				}
+				return err
+			}
+			return apply(cfg)
+		},
+		Stop: func(err error) bool { return KindOf(err) == KindClosed }})
 }

@@ -71,9 +71,9 @@ func watch(t *testing.T, path string, apply func(*Config) error) *watched {
 		}
 		w.applied <- cfg
 		return nil
-	}, slog.New(w.log))
+	}, slog.New(w.log), nil)
 	done := make(chan error, 1)
-	go func() { done <- wr.run(ctx, time.Millisecond) }()
+	go func() { done <- wr.Run(ctx, time.Millisecond) }()
 	var once sync.Once
 	var err error
 	w.stop = func() error {
@@ -265,11 +265,11 @@ func TestWatchMissingFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "config.json")
 	var applied []time.Duration
 	sink := &logSink{}
-	w := newWatcher(context.Background(), path, func(cfg *Config) error { applied = append(applied, cfg.Deadline); return nil }, slog.New(sink))
+	w := newWatcher(context.Background(), path, func(cfg *Config) error { applied = append(applied, cfg.Deadline); return nil }, slog.New(sink), nil)
 	poll := func(n int) {
 		t.Helper()
 		for range n {
-			if err := w.poll(context.Background()); err != nil {
+			if err := w.Poll(context.Background()); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -295,9 +295,9 @@ func TestWatchStopsWhenClientClosed(t *testing.T) {
 		registerTestTypes()
 		path := filepath.Join(t.TempDir(), "config.json")
 		writeAtomic(t, path, configWith("1s"))
-		wr := newWatcher(context.Background(), path, func(*Config) error { return ErrClosed }, slog.New(&logSink{}))
+		wr := newWatcher(context.Background(), path, func(*Config) error { return ErrClosed }, slog.New(&logSink{}), nil)
 		done := make(chan error, 1)
-		go func() { done <- wr.run(context.Background(), time.Millisecond) }()
+		go func() { done <- wr.Run(context.Background(), time.Millisecond) }()
 		writeAtomic(t, path, configWith("2s"))
 		select {
 		case err := <-done:
@@ -345,10 +345,10 @@ func TestWatchWaitsForSettledContent(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "config.json")
 	writeAtomic(t, path, configWith("1s"))
 	var applied []time.Duration
-	w := newWatcher(context.Background(), path, func(cfg *Config) error { applied = append(applied, cfg.Deadline); return nil }, slog.New(&logSink{}))
+	w := newWatcher(context.Background(), path, func(cfg *Config) error { applied = append(applied, cfg.Deadline); return nil }, slog.New(&logSink{}), nil)
 	poll := func() {
 		t.Helper()
-		if err := w.poll(context.Background()); err != nil {
+		if err := w.Poll(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -426,7 +426,7 @@ func ratioFile(ratio string) []byte {
 func pollUntilApplied(t *testing.T, w *watcher) {
 	t.Helper()
 	for range 2 {
-		if err := w.poll(context.Background()); err != nil {
+		if err := w.Poll(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -394,3 +394,19 @@ func (s Segments) Join(parts []string) (string, error) {
 	}
 	return b.String(), nil
 }
+
+// Lead is the white space before part i that belongs with it: Prefix for the first part,
+// "" for the others.
+func (s *Segments) Lead(i int) string {
+	if i == 0 {
+		return s.Prefix
+	}
+	return ""
+}
+
+// Around is text, the translation of part i, with the source's white space around part i:
+// Lead(i) before it and Seps[i] after it. Around(0, t0) + Around(1, t1) + ... is the
+// translated text.
+func (s *Segments) Around(i int, text string) string {
+	return s.Lead(i) + text + s.Seps[i]
+}

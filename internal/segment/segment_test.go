@@ -349,3 +349,17 @@ func TestIsBreakMark(t *testing.T) {
 		}
 	}
 }
+
+func TestAround(t *testing.T) {
+	s := Split("\n  One.\n\nTwo.  ", 5)
+	var b strings.Builder
+	for i, p := range []string{"Un.", "Deux."} {
+		b.WriteString(s.Around(i, p))
+	}
+	if diff := cmp.Diff("\n  Un.\n\nDeux.  ", b.String()); diff != "" {
+		t.Errorf("joined (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"\n  ", ""}, []string{s.Lead(0), s.Lead(1)}); diff != "" {
+		t.Errorf("leads (-want +got):\n%s", diff)
+	}
+}
