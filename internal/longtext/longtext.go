@@ -1,0 +1,105 @@
+// Package longtext is the mechanism the root package uses to translate a text longer than
+// one engine call as several units at once: the limits of one text and of one call
+// (TextChars, CallChars), a pool that runs the units and stops at the first failure (Run),
+// and the state the units' walks share, where the next one starts (Cursor).
+package longtext
+
+import (
+	"context"
+	"math"
+	"sync"
+	"sync/atomic"
+)
+
+// TextChars is the most code points of one text in a call of an engine that takes at most
+// maxText in one text and maxCall in one call: maxText, capped by maxCall; 0 means
+// unlimited (and so does either limit at 0).
+func TextChars(maxText, maxCall int) int {
+	t := maxText
+	if t == 0 || maxCall > 0 && t > maxCall {
+		t = maxCall
+	}
+	return t
+}
+
+// CallChars is the most code points one call of an engine carries: maxCall, or else
+// maxTexts texts (at least 1) of maxText each; 0 means unlimited, as does a product past
+// math.MaxInt32.
+func CallChars(maxCall, maxText, maxTexts int) int {
+	switch {
+	case maxCall > 0:
+		return maxCall
+	case maxText > 0 && maxText <= math.MaxInt32/max(1, maxTexts):
+		return maxText * max(1, maxTexts)
+	}
+	return 0
+}
+
+// Run calls do for the units 0..n-1, each once, on at most conc goroutines (at least
+// one), with a context derived from ctx. Once a call reports false, or ctx ends, no unit
+// starts any more and the context of the calls running is cancelled. Run returns when
+// every call has returned; no goroutine outlives it.
+func Run(ctx context.Context, n, conc int, do func(ctx context.Context, i int) bool) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range max(1, min(conc, n)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1)) - 1; i < n && ctx.Err() == nil; i = int(next.Add(1)) - 1 {
+				if !do(ctx, i) {
+					cancel()
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// Cursor is the state the units' walks share: where the next one starts (S), which a
+// walk that moved on (it failed over) sets for the units after it, and the first error.
+// It is safe for concurrent use; the S it holds is handed out by value and must not be
+// changed in place. The zero value holds the zero S and no error.
+type Cursor[S any] struct {
+	mu  sync.Mutex
+	s   S
+	err error
+}
+
+// NewCursor returns a cursor at s.
+func NewCursor[S any](s S) *Cursor[S] { return &Cursor[S]{s: s} }
+
+// Load returns where the next unit's walk starts.
+func (c *Cursor[S]) Load() S {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.s
+}
+
+// Update calls f with the cursor's S, under the cursor's lock: what f leaves there is
+// where the units' walks that start from now on start. f must be quick and must not call
+// the cursor.
+func (c *Cursor[S]) Update(f func(s *S)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f(&c.s)
+}
+
+// Fail records err, unless an error is recorded already.
+func (c *Cursor[S]) Fail(err error) {
+	c.mu.Lock()
+	if c.err == nil {
+		c.err = err
+	}
+	c.mu.Unlock()
+}
+
+// Err returns the first error recorded, or nil.
+func (c *Cursor[S]) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
