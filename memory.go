@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/fanyi-go/translate/fidelity/memory"
+	"github.com/fanyi-go/translate/internal/document"
+	"github.com/fanyi-go/translate/internal/lang"
 	"github.com/fanyi-go/translate/internal/segment"
 )
 
@@ -103,6 +104,15 @@ func (c *Client) memoryKey(r *request) (memKey, bool) {
 	if c.mem == nil || r.src == nil || r.NoCache || r.tgt == nil {
 		return memKey{}, false
 	}
+	return memKey{src: r.src.Key, tgt: lang.PrivateUse(r.tgt.Full, memorySubtags(r)...)}, true
+}
+
+// memorySubtags returns the private-use subtags (1 to 8 letters or digits each) of what
+// changes a request's answer besides its languages: its scene and style when not the
+// defaults, its format when not text ("html", "xml") and its glossary's revision ("g" and
+// its first 7 hex digits), so that a translation made under one glossary revision never
+// answers a request under another.
+func memorySubtags(r *request) []string {
 	var sub []string
 	if r.Scene != SceneGeneral {
 		sub = append(sub, sceneTags[r.Scene])
@@ -110,24 +120,6 @@ func (c *Client) memoryKey(r *request) (memKey, bool) {
 	if r.Style != StyleDefault {
 		sub = append(sub, styleTags[r.Style])
 	}
-	sub = append(sub, memoryKeyExtension(r)...)
-	tgt := r.tgt.Full
-	if len(sub) > 0 {
-		if !strings.Contains(tgt, "-x-") {
-			tgt += "-x"
-		}
-		tgt += "-" + strings.Join(sub, "-")
-	}
-	return memKey{src: r.src.Key, tgt: tgt}, true
-}
-
-// memoryKeyExtension returns more private-use subtags (1 to 8 letters or digits each) of
-// what changes a request's answer besides its languages, scene and style: its format when
-// not text ("html", "xml") and its glossary's revision ("g" and its first 7 hex digits), so
-// that a translation made under one glossary revision never answers a request under
-// another.
-func memoryKeyExtension(r *request) []string {
-	var sub []string
 	if r.Format != FormatText {
 		sub = append(sub, r.Format.String())
 	}
@@ -329,7 +321,7 @@ func (c *Client) translateDocument(ctx context.Context, req *Request) (*Result, 
 		sub := *req
 		sub.Text = p
 		if sub.RequestID != "" {
-			sub.RequestID = documentID(req.RequestID, i)
+			sub.RequestID = document.ID(req.RequestID, i)
 		}
 		reqs, at = append(reqs, sub), append(at, i)
 	}
@@ -351,43 +343,26 @@ func (c *Client) translateDocument(ctx context.Context, req *Request) (*Result, 
 	return res, nil, true
 }
 
-// documentID is the request id of segment i of a document whose request id is id.
-func documentID(id string, i int) string { return id + "#" + strconv.Itoa(i) }
-
 // segmentOf is the provenance of one segment's Result.
 func segmentOf(r *Result) Segment {
 	return Segment{Text: r.Text, Engine: r.Engine, FromMemory: r.FromMemory, MemoryScore: r.MemoryScore,
 		FromCache: r.FromCache, Degraded: r.Degraded}
 }
 
-// joinDocument fills res from the document's segments: the stitched text, their engines in
-// order, Degraded when one is, FromMemory (with the lowest score) and FromCache when all
-// are.
+// joinDocument fills res from the document's segments (document.Join): the stitched text,
+// their engines in order, Degraded when one is, FromMemory (with the lowest score) and
+// FromCache when all are.
 func (c *Client) joinDocument(res *Result, doc segment.Segments, segs []Segment) error {
-	texts := make([]string, len(segs))
-	var by []string
-	mem, cached := true, true
-	res.MemoryScore = 1
+	ds := make([]document.Segment, len(segs))
 	for i, s := range segs {
-		texts[i] = s.Text
-		if len(by) == 0 || by[len(by)-1] != s.Engine {
-			by = append(by, s.Engine)
-		}
-		res.Degraded = res.Degraded || s.Degraded
-		mem, cached = mem && s.FromMemory, cached && s.FromCache
-		if s.FromMemory {
-			res.MemoryScore = min(res.MemoryScore, s.MemoryScore)
-		}
+		ds[i] = document.Segment(s)
 	}
-	text, err := doc.Join(texts)
+	a, err := document.Join(doc, ds)
 	if err != nil {
 		return &Error{Kind: KindBadOutput, Message: "stitching segments: " + err.Error(), Attempts: res.Attempts}
 	}
-	res.Text, res.Engine, res.Segments = text, strings.Join(by, "+"), segs
-	res.FromMemory, res.FromCache = mem, cached
-	if !mem {
-		res.MemoryScore = 0
-	}
+	res.Text, res.Engine, res.Segments, res.Degraded = a.Text, a.Engine, segs, res.Degraded || a.Degraded
+	res.FromMemory, res.MemoryScore, res.FromCache = a.FromMemory, a.MemoryScore, a.FromCache
 	return nil
 }
 
