@@ -10,6 +10,7 @@ import (
 	"github.com/fanyi-go/translate/fidelity/memory"
 	"github.com/fanyi-go/translate/internal/document"
 	"github.com/fanyi-go/translate/internal/lang"
+	"github.com/fanyi-go/translate/internal/memtier"
 	"github.com/fanyi-go/translate/internal/segment"
 )
 
@@ -136,44 +137,18 @@ var styleTags = [...]string{StyleFormal: "formal", StyleCasual: "casual"}
 // memoryFind returns r's best entry for text at threshold th that r may take: the Client's
 // own exact match, else the shared one (MemoryStore), else its own fuzzy match.
 func (c *Client) memoryFind(ctx context.Context, r *request, k memKey, text string, th float64) (memory.Match, bool) {
-	m, ok, err := c.mem.store.Lookup(ctx, k.src, k.tgt, text, th)
-	if err != nil && ctx.Err() != nil {
-		return memory.Match{}, false
-	}
-	ok = ok && err == nil
-	if !ok || !m.Exact() {
-		if sm, found := c.sharedFind(ctx, k, text); found {
-			m, ok = sm, true
-		}
-	}
-	if !ok {
-		return memory.Match{}, false
-	}
-	return m, memoryAllows(r, m.Engine)
+	t := c.memoryTiers()
+	m, ok := t.Find(ctx, k.src, k.tgt, text, th)
+	return m, ok && memoryAllows(r, m.Engine)
 }
 
-// sharedMemory is the Client's Store when it shares the translation memory; nil otherwise.
-func (c *Client) sharedMemory() MemoryStore {
-	ms, _ := c.store.(MemoryStore)
-	return ms
-}
-
-// sharedFind looks text up in the shared memory, exactly, and keeps what it finds in the
-// Client's own memory too (where fuzzy lookups see it). Errors count as a miss.
-func (c *Client) sharedFind(ctx context.Context, k memKey, text string) (memory.Match, bool) {
-	ms := c.sharedMemory()
-	if ms == nil {
-		return memory.Match{}, false
+// memoryTiers is the Client's own memory in front of the Store's shared one, if any.
+func (c *Client) memoryTiers() memtier.Tiers {
+	t := memtier.Tiers{Own: c.mem.store, Wait: storeWait}
+	if ms, ok := c.store.(MemoryStore); ok {
+		t.Shared = ms
 	}
-	sctx, cancel := context.WithTimeout(ctx, storeWait)
-	defer cancel()
-	e, found, err := ms.MemoryGet(sctx, k.src, k.tgt, text)
-	if err != nil || !found {
-		return memory.Match{}, false
-	}
-	e.Source, e.Target, e.Text = k.src, k.tgt, text
-	_ = c.mem.store.Put(ctx, e) // too large for the local memory: served all the same
-	return memory.Match{Entry: e, Score: 1}, true
+	return t
 }
 
 // memoryAllows reports whether r may take an entry made by engine: a pin without fallback
@@ -263,14 +238,9 @@ func (c *Client) memorize(r *request, res *Result, err error) {
 	if !ok {
 		return
 	}
-	e := memory.Entry{Source: k.src, Target: k.tgt, Text: r.Text, Translation: res.Text, Engine: res.Engine}
-	if err := c.mem.store.Put(context.Background(), e); err != nil && !errors.Is(err, memory.ErrTooLarge) {
+	t := c.memoryTiers()
+	if err := t.Put(memory.Entry{Source: k.src, Target: k.tgt, Text: r.Text, Translation: res.Text, Engine: res.Engine}); err != nil {
 		c.obs.warn("translation memory: put failed", "")
-	}
-	if ms := c.sharedMemory(); ms != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), storeWait)
-		defer cancel()
-		_ = ms.MemoryPut(ctx, e) // the store reports its outages; a lost entry costs a call
 	}
 }
 
