@@ -2,7 +2,6 @@ package translate
 
 import (
 	"context"
-	"errors"
 	"io"
 	"strings"
 	"time"
@@ -358,24 +357,12 @@ func (c *Client) ImportMemory(ctx context.Context, r io.Reader) (stored, skipped
 	if c.mem == nil {
 		return 0, 0, &Error{Kind: KindInvalidInput, Message: "no translation memory (WithMemory)"}
 	}
-	refused := 0
-	skipped, err = memory.ImportTMX(r, func(e memory.Entry) error {
-		src, serr := c.langs.Lookup(e.Source)
-		tgt, terr := c.langs.Lookup(e.Target)
+	return memtier.Import(ctx, c.mem.store, r, func(source, target string) (string, string, bool) {
+		src, serr := c.langs.Lookup(source)
+		tgt, terr := c.langs.Lookup(target)
 		if serr != nil || terr != nil {
-			refused++
-			return nil
+			return "", "", false
 		}
-		e.Source, e.Target = src.Key, tgt.Full
-		if err := c.mem.store.Put(ctx, e); err != nil {
-			if errors.Is(err, memory.ErrTooLarge) {
-				refused++
-				return nil
-			}
-			return err
-		}
-		stored++
-		return nil
+		return src.Key, tgt.Full, true
 	})
-	return stored, skipped + refused, err
 }

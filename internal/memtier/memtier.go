@@ -10,6 +10,7 @@ package memtier
 import (
 	"context"
 	"errors"
+	"io"
 	"time"
 
 	"github.com/fanyi-go/translate/fidelity/memory"
@@ -79,4 +80,30 @@ func (t *Tiers) Put(e memory.Entry) error {
 		_ = t.Shared.MemoryPut(ctx, e)
 	}
 	return err
+}
+
+// Import reads a TMX document (memory.ImportTMX) into own and returns how many entries it
+// stored and how many segments it skipped: those ImportTMX skips, those whose languages
+// norm refuses (ok false; else it returns the keys to store them under), and those larger
+// than own (memory.ErrTooLarge). Another error of own.Put stops the import.
+func Import(ctx context.Context, own memory.Store, r io.Reader, norm func(source, target string) (string, string, bool)) (stored, skipped int, err error) {
+	refused := 0
+	skipped, err = memory.ImportTMX(r, func(e memory.Entry) error {
+		src, tgt, ok := norm(e.Source, e.Target)
+		if !ok {
+			refused++
+			return nil
+		}
+		e.Source, e.Target = src, tgt
+		if err := own.Put(ctx, e); err != nil {
+			if errors.Is(err, memory.ErrTooLarge) {
+				refused++
+				return nil
+			}
+			return err
+		}
+		stored++
+		return nil
+	})
+	return stored, skipped + refused, err
 }

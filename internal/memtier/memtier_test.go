@@ -170,3 +170,34 @@ func TestPutOwnError(t *testing.T) {
 		t.Error("Put with the own memory failing: no error")
 	}
 }
+
+func TestImport(t *testing.T) {
+	entries := []memory.Entry{
+		entry("hello", "hallo", "a"),
+		{Source: "en", Target: "xx", Text: "refused", Translation: "y"},
+		entry(strings.Repeat("x", 5000), "too large", ""),
+		entry("bye", "tschüss", ""),
+		{Source: "en", Target: "de", Text: "", Translation: "empty"},
+	}
+	var tmx strings.Builder
+	if err := memory.ExportTMX(&tmx, entries); err != nil {
+		t.Fatal(err)
+	}
+	own := newOwn(t)
+	norm := func(source, target string) (string, string, bool) {
+		return strings.ToUpper(source), strings.ToUpper(target), target != "xx"
+	}
+	stored, skipped, err := Import(t.Context(), own, strings.NewReader(tmx.String()), norm)
+	// Skipped: the refused pair, the entry too large, and both segments of the empty one.
+	if err != nil || stored != 2 || skipped != 4 {
+		t.Errorf("Import = %d stored, %d skipped, %v; want 2, 4, nil", stored, skipped, err)
+	}
+	up := func(e memory.Entry) memory.Entry { e.Source, e.Target = "EN", "DE"; return e }
+	if diff := cmp.Diff([]memory.Entry{up(entries[0]), up(entries[3])}, own.Entries()); diff != "" {
+		t.Errorf("entries (-want +got):\n%s", diff)
+	}
+	_, _, err = Import(t.Context(), putFailing{}, strings.NewReader(tmx.String()), norm)
+	if err == nil {
+		t.Error("Import into a failing memory: no error")
+	}
+}
