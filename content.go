@@ -183,18 +183,13 @@ func (r *request) revision() string {
 	return r.fid.g.Revision()
 }
 
-// contentJob is a walk's pipeline state: the text prepared for the shape of the engine
-// that takes it now, its texts cut into the job's parts, and the verified translation.
-// Engines of one shape (what they take natively, and the limit of one text) share the
-// parts translated so far; a walk that moves to an engine of another shape, or whose
-// translation failed the checks, prepares the text anew and starts over.
+// contentJob is a walk's pipeline state: the text prepared for the engine that takes it
+// now, cut into the job's parts (contentkit.Job), and the verified translation.
 type contentJob struct {
-	c     *content
-	src   string             // the text: the request's, or one unit's of a long text
-	pr    *fidelity.Prepared // nil: prepare for the next engine
-	shape contentkit.Shape
-	cut   contentkit.Cut // the texts of pr cut into the job's parts
-	text  string         // the restored, verified translation
+	c    *content
+	src  string         // the text: the request's, or one unit's of a long text
+	prep contentkit.Job // src prepared for the shape of the engine that takes it now
+	text string         // the restored, verified translation
 }
 
 // ready prepares the job's text for e, unless the parts already made fit it: each text of
@@ -205,13 +200,10 @@ func (cj *contentJob) ready(j *job, e *engine) {
 	if j.forceMax > 0 && (limit == 0 || j.forceMax < limit) {
 		limit = j.forceMax
 	}
-	n := e.nativeFor(cj.c.g)
-	sh := contentkit.ShapeOf(cj.c.p.Format(), n, limit)
-	if cj.pr != nil && sh == cj.shape {
+	parts, fresh := cj.prep.Ready(cj.c.p, cj.src, e.nativeFor(cj.c.g), limit)
+	if !fresh {
 		return
 	}
-	cj.pr, cj.shape = cj.c.p.Prepare(cj.src, n), sh
-	parts := cj.cut.Reset(cj.pr, limit)
 	j.split.Prefix, j.split.Parts, j.split.Seps = "", parts, make([]string, len(parts))
 	j.out, j.next, j.by = j.out[:0], 0, j.by[:0]
 }
@@ -230,7 +222,8 @@ func (e *engine) nativeFor(g *glossary.Glossary) fidelity.Native {
 // dress sets what the engine request carries for the prepared text: how the texts are
 // declared, and the glossary or instruction for an engine that applies it itself.
 func (cj *contentJob) dress(req *EngineRequest) {
-	req.Format, req.Glossary, req.Instruction = cj.pr.Format, cj.pr.Glossary, cj.pr.Instruction
+	pr := cj.prep.Prepared()
+	req.Format, req.Glossary, req.Instruction = pr.Format, pr.Glossary, pr.Instruction
 }
 
 // verify restores and checks the translation once the call that answered outs completes
@@ -241,14 +234,8 @@ func (cj *contentJob) verify(j *job, e *engine, outs []string) error {
 	if j.next+len(outs) < len(j.split.Parts) {
 		return nil
 	}
-	texts, err := cj.cut.Join(append(slices.Clip(j.out[:j.next]), outs...))
+	out, err := cj.prep.Finish(append(slices.Clip(j.out[:j.next]), outs...))
 	if err != nil {
-		cj.pr = nil
-		return &Error{Kind: KindBadOutput, Engine: e.name, Message: "fidelity: stitching segments"}
-	}
-	out, err := cj.pr.Finish(texts)
-	if err != nil {
-		cj.pr = nil
 		return &Error{Kind: KindBadOutput, Engine: e.name, Message: contentkit.VerifyMessage(err)}
 	}
 	cj.text = out

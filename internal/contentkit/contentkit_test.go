@@ -17,47 +17,60 @@ func TestShapeOf(t *testing.T) {
 		f     fidelity.Format
 		n     fidelity.Native
 		limit int
-		want  Shape
+		want  shape
 	}{
-		{"plain text is never native", fidelity.FormatText, html, 0, Shape{Glossary: true}},
-		{"html to an html engine", fidelity.FormatHTML, html, 50, Shape{Native: true, Glossary: true, Limit: 50}},
-		{"xml to an html engine", fidelity.FormatXML, html, 0, Shape{Glossary: true}},
-		{"instructions", fidelity.FormatHTML, fidelity.Native{Instructions: true}, 9, Shape{Instructions: true, Limit: 9}},
+		{"plain text is never native", fidelity.FormatText, html, 0, shape{glossary: true}},
+		{"html to an html engine", fidelity.FormatHTML, html, 50, shape{native: true, glossary: true, limit: 50}},
+		{"xml to an html engine", fidelity.FormatXML, html, 0, shape{glossary: true}},
+		{"instructions", fidelity.FormatHTML, fidelity.Native{Instructions: true}, 9, shape{instructions: true, limit: 9}},
 	} {
-		if diff := cmp.Diff(tc.want, ShapeOf(tc.f, tc.n, tc.limit)); diff != "" {
-			t.Errorf("%s: ShapeOf (-want +got):\n%s", tc.name, diff)
+		if diff := cmp.Diff(tc.want, shapeOf(tc.f, tc.n, tc.limit), cmp.AllowUnexported(shape{})); diff != "" {
+			t.Errorf("%s: shapeOf (-want +got):\n%s", tc.name, diff)
 		}
 	}
 }
 
-func TestCut(t *testing.T) {
+const page = `<p title="One title here. Two">First sentence. Second sentence.</p>`
+
+func TestJob(t *testing.T) {
 	p, err := fidelity.New(fidelity.Options{Format: fidelity.FormatHTML})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr := p.Prepare(`<p title="One title here. Two">First sentence. Second sentence.</p>`, fidelity.Native{})
-	var c Cut
-	parts := c.Reset(pr, 20)
+	var j Job
+	parts, fresh := j.Ready(p, page, fidelity.Native{}, 20)
+	pr := j.Prepared()
 	var want []string
 	for i := range pr.Texts {
 		want = append(want, pr.Split(i, 20).Parts...)
 	}
-	if diff := cmp.Diff(want, parts); diff != "" || len(pr.Texts) < 2 || len(parts) <= len(pr.Texts) {
-		t.Fatalf("Reset: %d texts, parts (-want +got):\n%s", len(pr.Texts), diff)
+	if diff := cmp.Diff(want, parts); diff != "" || !fresh || len(pr.Texts) < 2 || len(parts) <= len(pr.Texts) {
+		t.Fatalf("Ready: fresh %v, %d texts, parts (-want +got):\n%s", fresh, len(pr.Texts), diff)
 	}
-	texts, err := c.Join(parts)
-	if err != nil {
-		t.Fatal(err)
+	if again, fresh := j.Ready(p, page, fidelity.Native{}, 20); fresh || again != nil || j.Prepared() != pr {
+		t.Errorf("Ready for the same shape: %q, fresh %v; want the parts made", again, fresh)
 	}
-	if diff := cmp.Diff(pr.Texts, texts); diff != "" {
-		t.Errorf("Join of the parts themselves (-want +got):\n%s", diff)
+	out, err := j.Finish(parts) // the parts themselves: every token back
+	if err != nil || out != page {
+		t.Errorf("Finish of the parts = %q, %v; want the page", out, err)
 	}
-	if _, err := c.Join(parts[:len(parts)-1]); err == nil {
-		t.Error("Join of one answer too few: no error")
+	parts, fresh = j.Ready(p, page, fidelity.Native{}, 0) // another shape: parts made anew
+	if !fresh || len(parts) != len(j.Prepared().Texts) {
+		t.Fatalf("Ready without a limit: fresh %v, %d parts for %d texts", fresh, len(parts), len(j.Prepared().Texts))
 	}
-	parts = c.Reset(pr, 0) // reused: the parts of the first Reset are gone
-	if texts, err := c.Join(parts); len(parts) != len(pr.Texts) || err != nil || !cmp.Equal(pr.Texts, texts) {
-		t.Errorf("Reset without a limit: %d parts for %d texts, joined to %q, %v", len(parts), len(pr.Texts), texts, err)
+	if out, err := j.Finish(parts); err != nil || out != page { // reused: the first parts are gone
+		t.Errorf("Finish after a new Ready = %q, %v; want the page", out, err)
+	}
+	if _, err := j.Finish(parts[:len(parts)-1]); VerifyMessage(err) != "fidelity: stitching segments" || j.Prepared() != nil {
+		t.Errorf("Finish of one answer too few: %v (%q), prepared %v; want a stitching error and to start over", err, VerifyMessage(err), j.Prepared())
+	}
+	if _, fresh := j.Ready(p, page, fidelity.Native{}, 0); !fresh {
+		t.Error("Ready after a failed Finish: not made anew")
+	}
+	parts[0] = "nothing kept"
+	var ve *fidelity.VerifyError
+	if _, err := j.Finish(parts); !errors.As(err, &ve) || j.Prepared() != nil {
+		t.Errorf("Finish of an answer that lost the tags: %v, prepared %v; want a *VerifyError and to start over", err, j.Prepared())
 	}
 }
 
