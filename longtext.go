@@ -25,8 +25,9 @@ func callChars(p *Profile) int { return longtext.CallChars(p.MaxChars, p.MaxText
 // engine the last successful one ended on, leaving out the engines it left: the units stay
 // on one engine as long as it serves, and when it fails the rest follow the failover.
 type longText struct {
-	base  walk // what every unit's walk shares: the request, its plan, deadline and clocks
-	parts []longPart
+	// base is what every unit's walk shares: the request, its plan, deadline and clocks.
+	base  walk
+	parts []longtext.Part[Attempt]    // each unit's outcome
 	start *longtext.Cursor[unitStart] // where the next unit's walk starts; the first error
 }
 
@@ -37,17 +38,6 @@ type unitStart struct {
 	stage stage
 	at    int
 	tried set
-}
-
-// longPart is one unit's outcome.
-type longPart struct {
-	text     string
-	by       []string
-	cost     float64
-	src      string
-	attempts []Attempt
-	degraded bool
-	ended    int64 // when its last call returned, on deadline.Now's clock
 }
 
 // mayGoLong reports whether r may be translated as several walks at once: not for a
@@ -80,7 +70,7 @@ func (w *walk) runLong(res *Result) (*Result, error, bool) {
 		return nil, nil, false
 	}
 	split := segment.Split(w.r.Text, unit)
-	lt := &longText{parts: make([]longPart, len(split.Parts)),
+	lt := &longText{parts: make([]longtext.Part[Attempt], len(split.Parts)),
 		start: longtext.NewCursor(unitStart{cur: e, stage: w.stage, at: w.at, tried: w.tried.clone()}),
 		base:  walk{c: w.c, r: w.r, plan: w.plan, deadline: w.deadline, now: w.now, start: w.start, ended: w.start}}
 	conc := w.c.batchConc
@@ -111,16 +101,16 @@ func (lt *longText) translate(ctx context.Context, i int, text string) bool {
 	w.j = &sc.j
 	err := w.run()
 	p := &lt.parts[i]
-	p.attempts = w.attempts
+	p.Attempts = w.attempts
 	if err == nil {
-		p.text, err = w.j.text()
+		p.Text, err = w.j.text()
 	}
 	if err != nil {
 		lt.start.Fail(err)
 		return false
 	}
-	p.by, p.cost, p.src = slices.Clone(w.j.by), w.j.cost, w.j.srcTag
-	p.degraded, p.ended = w.stage.degraded(), w.ended
+	p.By, p.Cost, p.Source = slices.Clone(w.j.by), w.j.cost, w.j.srcTag
+	p.Degraded, p.Ended = w.stage.degraded(), w.ended
 	if w.last != nil {
 		lt.start.Update(func(st *unitStart) {
 			if w.last != st.cur { // the walk failed over: the next units start there
@@ -134,20 +124,14 @@ func (lt *longText) translate(ctx context.Context, i int, text string) bool {
 // joinLong builds the request's answer from its units: their texts stitched, their engines
 // in order, their costs and attempts; or the first unit's error, or the stale entry.
 func (w *walk) joinLong(res *Result, split segment.Segments, lt *longText) (*Result, error) {
-	texts := make([]string, len(lt.parts))
-	degraded := false
-	for i := range lt.parts {
-		p := &lt.parts[i]
-		res.Attempts = append(res.Attempts, p.attempts...)
-		texts[i] = p.text
-		w.j.cost += p.cost
-		for _, name := range p.by {
-			w.j.credit(name)
-		}
-		w.j.srcTag = cmp.Or(w.j.srcTag, p.src)
-		degraded = degraded || p.degraded
-		w.ended = max(w.ended, p.ended)
+	sum := longtext.Sum(lt.parts)
+	res.Attempts = append(res.Attempts, sum.Attempts...)
+	w.j.cost += sum.Cost
+	for _, name := range sum.By {
+		w.j.credit(name)
 	}
+	w.j.srcTag = cmp.Or(w.j.srcTag, sum.Source)
+	w.ended = max(w.ended, sum.Ended)
 	w.attempts = res.Attempts
 	if err := lt.start.Err(); err != nil {
 		if err := w.ctx.Err(); err != nil {
@@ -165,15 +149,15 @@ func (w *walk) joinLong(res *Result, split segment.Segments, lt *longText) (*Res
 		}
 		return nil, err
 	}
-	text, err := split.Join(texts)
+	text, err := split.Join(sum.Texts)
 	if err != nil {
 		return nil, &Error{Kind: KindBadOutput, Message: "stitching segments: " + err.Error(), Attempts: res.Attempts}
 	}
 	res.Text, res.Engine, res.Cost = text, strings.Join(w.j.by, "+"), w.j.cost
-	if degraded {
+	if sum.Degraded {
 		w.c.obs.degraded(howFallbackEngine)
 	}
-	res.Degraded = degraded
+	res.Degraded = sum.Degraded
 	res.Source = w.sourceOf(w.r)
 	res.Latency = time.Duration(w.ended - w.start)
 	return res, nil

@@ -1,10 +1,12 @@
 // Package longtext is the mechanism the root package uses to translate a text longer than
 // one engine call as several units at once: the limits of one text and of one call
 // (TextChars, CallChars), a pool that runs the units and stops at the first failure (Run),
-// and the state the units' walks share, where the next one starts (Cursor).
+// the state the units' walks share, where the next one starts (Cursor), and their outcomes
+// added up (Sum).
 package longtext
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"sync"
@@ -102,4 +104,42 @@ func (c *Cursor[S]) Err() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.err
+}
+
+// Part is one unit's outcome; A is the caller's record of one attempt.
+type Part[A any] struct {
+	Text     string   // the unit's translation
+	By       []string // the engines that made it, in order
+	Cost     float64
+	Source   string // the detected source, or ""
+	Attempts []A
+	Degraded bool
+	Ended    int64 // when its last call returned, on the caller's clock
+}
+
+// Total is the units' outcomes together.
+type Total[A any] struct {
+	Texts    []string // the units' translations in order, to stitch
+	By       []string // the units' engines in order
+	Cost     float64  // the sum of the units' costs
+	Source   string   // the first unit's detected source that is not ""
+	Attempts []A      // the units' attempts in order
+	Degraded bool     // a unit is degraded
+	Ended    int64    // the last unit's end
+}
+
+// Sum adds up the units' outcomes, in order.
+func Sum[A any](parts []Part[A]) Total[A] {
+	t := Total[A]{Texts: make([]string, len(parts))}
+	for i := range parts {
+		p := &parts[i]
+		t.Texts[i] = p.Text
+		t.By = append(t.By, p.By...)
+		t.Cost += p.Cost
+		t.Source = cmp.Or(t.Source, p.Source)
+		t.Attempts = append(t.Attempts, p.Attempts...)
+		t.Degraded = t.Degraded || p.Degraded
+		t.Ended = max(t.Ended, p.Ended)
+	}
+	return t
 }

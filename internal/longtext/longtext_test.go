@@ -137,3 +137,19 @@ func TestCursorConcurrent(t *testing.T) {
 		t.Errorf("Load = %d after 800 updates", got)
 	}
 }
+
+func TestSum(t *testing.T) {
+	parts := []Part[string]{
+		{Text: "a", By: []string{"x"}, Cost: 1, Attempts: []string{"x1"}, Ended: 5},
+		{Text: "b", By: []string{"x", "y"}, Cost: 2, Source: "en", Attempts: []string{"x2", "y1"}, Degraded: true, Ended: 9},
+		{Text: "c", By: []string{"y"}, Cost: 0.5, Source: "fr", Ended: 7},
+	}
+	want := Total[string]{Texts: []string{"a", "b", "c"}, By: []string{"x", "x", "y", "y"}, Cost: 3.5, Source: "en",
+		Attempts: []string{"x1", "x2", "y1"}, Degraded: true, Ended: 9}
+	if diff := cmp.Diff(want, Sum(parts)); diff != "" {
+		t.Errorf("Sum (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(Total[string]{Texts: []string{}}, Sum[string](nil)); diff != "" {
+		t.Errorf("Sum of none (-want +got):\n%s", diff)
+	}
+}
