@@ -124,8 +124,8 @@ func (lt *longText) translate(ctx context.Context, i int, text string) bool {
 // joinLong builds the request's answer from its units: their texts stitched, their engines
 // in order, their costs and attempts; or the first unit's error, or the stale entry.
 func (w *walk) joinLong(res *Result, split segment.Segments, lt *longText) (*Result, error) {
-	sum := longtext.Sum(lt.parts)
-	res.Attempts = append(res.Attempts, sum.Attempts...)
+	sum := longtext.Sum(lt.parts, res.Attempts)
+	res.Attempts = sum.Attempts
 	w.j.cost += sum.Cost
 	for _, name := range sum.By {
 		w.j.credit(name)

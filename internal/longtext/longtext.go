@@ -9,6 +9,7 @@ import (
 	"cmp"
 	"context"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -123,14 +124,18 @@ type Total[A any] struct {
 	By       []string // the units' engines in order
 	Cost     float64  // the sum of the units' costs
 	Source   string   // the first unit's detected source that is not ""
-	Attempts []A      // the units' attempts in order
+	Attempts []A      // the attempts given to Sum, then the units' in order
 	Degraded bool     // a unit is degraded
 	Ended    int64    // the last unit's end
 }
 
-// Sum adds up the units' outcomes, in order.
-func Sum[A any](parts []Part[A]) Total[A] {
-	t := Total[A]{Texts: make([]string, len(parts))}
+// Sum adds up the units' outcomes, in order, appending their attempts to attempts.
+func Sum[A any](parts []Part[A], attempts []A) Total[A] {
+	by, tried := 0, 0
+	for i := range parts {
+		by, tried = by+len(parts[i].By), tried+len(parts[i].Attempts)
+	}
+	t := Total[A]{Texts: make([]string, len(parts)), By: make([]string, 0, by), Attempts: slices.Grow(attempts, tried)}
 	for i := range parts {
 		p := &parts[i]
 		t.Texts[i] = p.Text

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"go.uber.org/goleak"
 )
 
@@ -145,11 +146,11 @@ func TestSum(t *testing.T) {
 		{Text: "c", By: []string{"y"}, Cost: 0.5, Source: "fr", Ended: 7},
 	}
 	want := Total[string]{Texts: []string{"a", "b", "c"}, By: []string{"x", "x", "y", "y"}, Cost: 3.5, Source: "en",
-		Attempts: []string{"x1", "x2", "y1"}, Degraded: true, Ended: 9}
-	if diff := cmp.Diff(want, Sum(parts)); diff != "" {
+		Attempts: []string{"before", "x1", "x2", "y1"}, Degraded: true, Ended: 9}
+	if diff := cmp.Diff(want, Sum(parts, []string{"before"})); diff != "" {
 		t.Errorf("Sum (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(Total[string]{Texts: []string{}}, Sum[string](nil)); diff != "" {
+	if diff := cmp.Diff(Total[string]{Texts: []string{}, By: []string{}}, Sum[string](nil, nil), cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("Sum of none (-want +got):\n%s", diff)
 	}
 }
