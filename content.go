@@ -1,7 +1,6 @@
 package translate
 
 import (
-	"errors"
 	"hash/maphash"
 	"regexp"
 	"slices"
@@ -289,7 +288,7 @@ func (cfg *Config) glossaries() ([]*glossary.Glossary, []string, error) {
 		specs[i] = contentkit.Spec(gc)
 	}
 	gs, defaults, err := contentkit.Glossaries(specs)
-	if pe := (*contentkit.PathError)(nil); errors.As(err, &pe) {
+	if pe, ok := err.(*contentkit.PathError); ok { // its only error
 		return nil, nil, invalidAt(pe.Path, pe.Msg)
 	}
 	return gs, defaults, err
