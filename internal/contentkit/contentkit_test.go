@@ -54,7 +54,17 @@ func TestJob(t *testing.T) {
 	if err != nil || out != page {
 		t.Errorf("Finish of the parts = %q, %v; want the page", out, err)
 	}
-	parts, fresh = j.Ready(p, page, fidelity.Native{}, 0) // another shape: parts made anew
+}
+
+// A failed Finish says what failed and makes the next Ready prepare the text anew.
+func TestJobFinishFails(t *testing.T) {
+	p, err := fidelity.New(fidelity.Options{Format: fidelity.FormatHTML})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var j Job
+	j.Ready(p, page, fidelity.Native{}, 20)
+	parts, fresh := j.Ready(p, page, fidelity.Native{}, 0) // another shape: parts made anew
 	if !fresh || len(parts) != len(j.Prepared().Texts) {
 		t.Fatalf("Ready without a limit: fresh %v, %d parts for %d texts", fresh, len(parts), len(j.Prepared().Texts))
 	}
