@@ -1,29 +1,27 @@
 package translate
 
 import (
-	"errors"
-	"fmt"
 	"hash/maphash"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
-	"golang.org/x/text/language"
-
 	"github.com/fanyi-go/translate/fidelity"
 	"github.com/fanyi-go/translate/fidelity/glossary"
+	"github.com/fanyi-go/translate/internal/contentkit"
 )
 
 // This file is the root's policy over package fidelity: which requests get a content
 // pipeline, which glossary applies, and how the walk uses the pipeline around each engine
-// call (prepare -> call -> restore -> verify). The mechanism is in package fidelity.
+// call (prepare -> call -> restore -> verify). The mechanism is in package fidelity and
+// internal/contentkit.
 
 // NoGlossary, as Request.Glossary, asks for no glossary even when the pair has a default.
 const NoGlossary = "-"
 
 // maxGlossaries bounds the glossaries of a Client (WithGlossaries, Config.Glossaries).
-const maxGlossaries = 1000
+const maxGlossaries = contentkit.MaxGlossaries
 
 // contentOptions are the options of content fidelity: glossaries and placeholders.
 type contentOptions struct {
@@ -76,7 +74,7 @@ func (co *contentOptions) build() (contentSetup, error) {
 		return s, configError("WithGlossaries", "nil glossary")
 	}
 	for _, g := range co.glossaries {
-		if !validTag(g.Source()) || !validTag(g.Target()) {
+		if !contentkit.ValidTag(g.Source()) || !contentkit.ValidTag(g.Target()) {
 			return s, configError("WithGlossaries", "language is not a valid BCP 47 tag")
 		}
 	}
@@ -159,13 +157,7 @@ func (cs *contentSetup) glossaryFor(req *Request, r *request) (*glossary.Glossar
 // mayHavePlaceholders reports whether text may hold a placeholder of the protected
 // syntaxes: a cheap test that keeps the plain path free of a pipeline.
 func (cs *contentSetup) mayHavePlaceholders(text string) bool {
-	if cs.pattern != nil {
-		return true
-	}
-	if cs.syntax&fidelity.Colon != 0 && strings.IndexByte(text, ':') >= 0 {
-		return true
-	}
-	return strings.IndexByte(text, '{') >= 0 || strings.IndexByte(text, '%') >= 0
+	return contentkit.MayHavePlaceholders(text, cs.syntax, cs.pattern != nil)
 }
 
 // inUnits reports whether a long text of the request may be translated as units of its
@@ -190,28 +182,13 @@ func (r *request) revision() string {
 	return r.fid.g.Revision()
 }
 
-// contentJob is a walk's pipeline state: the text prepared for the shape of the engine
-// that takes it now, its texts cut into the job's parts, and the verified translation.
-// Engines of one shape (what they take natively, and the limit of one text) share the
-// parts translated so far; a walk that moves to an engine of another shape, or whose
-// translation failed the checks, prepares the text anew and starts over.
+// contentJob is a walk's pipeline state: the text prepared for the engine that takes it
+// now, cut into the job's parts (contentkit.Job), and the verified translation.
 type contentJob struct {
-	c     *content
-	src   string             // the text: the request's, or one unit's of a long text
-	pr    *fidelity.Prepared // nil: prepare for the next engine
-	shape shape
-	segs  []fidelity.Segments // per text of pr
-	text  string              // the restored, verified translation
-}
-
-// shape is what makes two engines get the same prepared text.
-type shape struct {
-	native, glossary, instructions bool
-	limit                          int
-}
-
-func shapeOf(f fidelity.Format, n fidelity.Native, limit int) shape {
-	return shape{native: f != FormatText && n.Takes(f), glossary: n.Glossary, instructions: n.Instructions, limit: limit}
+	c    *content
+	src  string         // the text: the request's, or one unit's of a long text
+	prep contentkit.Job // src prepared for the shape of the engine that takes it now
+	text string         // the restored, verified translation
 }
 
 // ready prepares the job's text for e, unless the parts already made fit it: each text of
@@ -222,18 +199,9 @@ func (cj *contentJob) ready(j *job, e *engine) {
 	if j.forceMax > 0 && (limit == 0 || j.forceMax < limit) {
 		limit = j.forceMax
 	}
-	n := e.nativeFor(cj.c.g)
-	sh := shapeOf(cj.c.p.Format(), n, limit)
-	if cj.pr != nil && sh == cj.shape {
+	parts, fresh := cj.prep.Ready(cj.c.p, cj.src, e.nativeFor(cj.c.g), limit)
+	if !fresh {
 		return
-	}
-	cj.pr, cj.shape = cj.c.p.Prepare(cj.src, n), sh
-	cj.segs = cj.segs[:0]
-	var parts []string
-	for i := range cj.pr.Texts {
-		s := cj.pr.Split(i, limit)
-		cj.segs = append(cj.segs, s)
-		parts = append(parts, s.Parts...)
 	}
 	j.split.Prefix, j.split.Parts, j.split.Seps = "", parts, make([]string, len(parts))
 	j.out, j.next, j.by = j.out[:0], 0, j.by[:0]
@@ -253,7 +221,8 @@ func (e *engine) nativeFor(g *glossary.Glossary) fidelity.Native {
 // dress sets what the engine request carries for the prepared text: how the texts are
 // declared, and the glossary or instruction for an engine that applies it itself.
 func (cj *contentJob) dress(req *EngineRequest) {
-	req.Format, req.Glossary, req.Instruction = cj.pr.Format, cj.pr.Glossary, cj.pr.Instruction
+	pr := cj.prep.Prepared()
+	req.Format, req.Glossary, req.Instruction = pr.Format, pr.Glossary, pr.Instruction
 }
 
 // verify restores and checks the translation once the call that answered outs completes
@@ -264,59 +233,12 @@ func (cj *contentJob) verify(j *job, e *engine, outs []string) error {
 	if j.next+len(outs) < len(j.split.Parts) {
 		return nil
 	}
-	answers := append(slices.Clip(j.out[:j.next]), outs...)
-	texts := make([]string, len(cj.segs))
-	k := 0
-	for i, s := range cj.segs {
-		t, err := s.Join(answers[k : k+len(s.Parts)])
-		if err != nil {
-			cj.pr = nil
-			return &Error{Kind: KindBadOutput, Engine: e.name, Message: "fidelity: stitching segments"}
-		}
-		texts[i], k = t, k+len(s.Parts)
-	}
-	out, err := cj.pr.Finish(texts)
+	out, err := cj.prep.Finish(append(slices.Clip(j.out[:j.next]), outs...))
 	if err != nil {
-		cj.pr = nil
-		return &Error{Kind: KindBadOutput, Engine: e.name, Message: verifyMessage(err)}
+		return &Error{Kind: KindBadOutput, Engine: e.name, Message: contentkit.VerifyMessage(err)}
 	}
 	cj.text = out
 	return nil
-}
-
-// verifyMessage says what a failed check found, by kind and count only: the items of a
-// *fidelity.VerifyError (placeholders, terms) come from the customer's text.
-func verifyMessage(err error) string {
-	var ve *fidelity.VerifyError
-	if !errors.As(err, &ve) {
-		return "fidelity: answers do not match the texts sent"
-	}
-	count := func(items []fidelity.Item) map[fidelity.ItemKind]int {
-		m := map[fidelity.ItemKind]int{}
-		for _, it := range items {
-			m[it.Kind]++
-		}
-		return m
-	}
-	var parts []string
-	for _, side := range []struct {
-		verb  string
-		items []fidelity.Item
-	}{{"lost", ve.Lost}, {"doubled", ve.Extra}} {
-		m := count(side.items)
-		for _, k := range []fidelity.ItemKind{fidelity.ItemMarkup, fidelity.ItemPlaceholder, fidelity.ItemTerm} {
-			if m[k] > 0 {
-				parts = append(parts, fmt.Sprintf("%s %d %s(s)", side.verb, m[k], k))
-			}
-		}
-	}
-	if ve.Unknown > 0 {
-		parts = append(parts, fmt.Sprintf("%d made-up token(s)", ve.Unknown))
-	}
-	if ve.Malformed {
-		parts = append(parts, "markup not well-formed")
-	}
-	return "fidelity: " + strings.Join(parts, "; ")
 }
 
 // ownWalk reports whether a TranslateBatch request is translated alone, as Translate does,
@@ -358,54 +280,18 @@ type GlossaryConfig struct {
 	Terms   []glossary.Term `json:"terms"`
 }
 
-// glossaries builds the Config's glossaries; errors name the JSON path.
+// glossaries builds the Config's glossaries (contentkit.Glossaries); errors name the JSON
+// path.
 func (cfg *Config) glossaries() ([]*glossary.Glossary, []string, error) {
-	if len(cfg.Glossaries) > maxGlossaries {
-		return nil, nil, invalidAt("glossaries", "at most 1000 glossaries")
-	}
-	var gs []*glossary.Glossary
-	var defaults []string
+	specs := make([]contentkit.Spec, len(cfg.Glossaries))
 	for i, gc := range cfg.Glossaries {
-		at := "glossaries[" + strconv.Itoa(i) + "]"
-		g, err := gc.build(at)
-		if err != nil {
-			return nil, nil, err
-		}
-		gs = append(gs, g)
-		if gc.Default {
-			defaults = append(defaults, gc.Name)
-		}
-		if _, err := glossary.NewBook(gs, defaults...); err != nil {
-			return nil, nil, invalidAt(at, strings.TrimPrefix(err.Error(), "glossary: "))
-		}
+		specs[i] = contentkit.Spec(gc)
 	}
-	return gs, defaults, nil
-}
-
-func (gc *GlossaryConfig) build(at string) (*glossary.Glossary, error) {
-	for _, f := range []struct{ key, val string }{{"name", gc.Name}, {"source", gc.Source}, {"target", gc.Target}} {
-		switch {
-		case f.val == "":
-			return nil, invalidAt(at+"."+f.key, "is required")
-		case f.key != "name" && !validTag(f.val):
-			return nil, invalidAt(at+"."+f.key, "language is not a valid BCP 47 tag")
-		}
+	gs, defaults, err := contentkit.Glossaries(specs)
+	if pe, ok := err.(*contentkit.PathError); ok { // its only error
+		return nil, nil, invalidAt(pe.Path, pe.Msg)
 	}
-	if len(gc.Terms) > glossary.MaxTerms {
-		return nil, invalidAt(at+".terms", "at most 10000 terms")
-	}
-	for k, t := range gc.Terms {
-		for _, f := range []struct{ key, val string }{{"source", t.Source}, {"target", t.Target}} {
-			if len(f.val) == 0 || len(f.val) > glossary.MaxTermSize {
-				return nil, invalidAt(at+".terms["+strconv.Itoa(k)+"]."+f.key, "must be 1..256 bytes")
-			}
-		}
-	}
-	g, err := glossary.New(gc.Name, gc.Source, gc.Target, gc.Terms)
-	if err != nil {
-		return nil, invalidAt(at+".terms", strings.TrimPrefix(err.Error(), "glossary: "))
-	}
-	return g, nil
+	return gs, defaults, err
 }
 
 // storedText is the answer a Store keeps for the call that answered out, and whether it
@@ -417,10 +303,4 @@ func (w *walk) storedText(out *EngineResult) (string, bool) {
 		return cj.text, w.j.next == 0 && len(out.Texts) == len(w.j.split.Parts)
 	}
 	return out.Texts[0], len(w.j.split.Parts) == 1
-}
-
-// validTag reports whether tag is a well-formed BCP 47 tag.
-func validTag(tag string) bool {
-	_, err := language.Parse(tag)
-	return err == nil
 }

@@ -4,63 +4,40 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"math"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
+	"github.com/fanyi-go/translate/internal/longtext"
 	"github.com/fanyi-go/translate/internal/segment"
 )
 
 // textChars is the most characters of one text in a call of p: MaxTextChars, capped by
 // MaxChars; 0 means unlimited.
-func textChars(p *Profile) int {
-	t := p.MaxTextChars
-	if t == 0 || p.MaxChars > 0 && t > p.MaxChars {
-		t = p.MaxChars
-	}
-	return t
-}
+func textChars(p *Profile) int { return longtext.TextChars(p.MaxTextChars, p.MaxChars) }
 
 // callChars is the most characters one call of p carries: MaxChars, or else MaxTexts texts
 // of MaxTextChars; 0 means unlimited.
-func callChars(p *Profile) int {
-	switch {
-	case p.MaxChars > 0:
-		return p.MaxChars
-	case p.MaxTextChars > 0 && p.MaxTextChars <= math.MaxInt32/max(1, p.MaxTexts):
-		return p.MaxTextChars * max(1, p.MaxTexts)
-	}
-	return 0
-}
+func callChars(p *Profile) int { return longtext.CallChars(p.MaxChars, p.MaxTextChars, p.MaxTexts) }
 
 // longText is a text longer than one call of the engine its walk picked, translated as
 // several walks at once, one per call's worth of text (a unit). The walks start on the
 // engine the last successful one ended on, leaving out the engines it left: the units stay
 // on one engine as long as it serves, and when it fails the rest follow the failover.
 type longText struct {
-	base  walk // what every unit's walk shares: the request, its plan, deadline and clocks
-	parts []longPart
+	// base is what every unit's walk shares: the request, its plan, deadline and clocks.
+	base  walk
+	parts []longtext.Part[Attempt]    // each unit's outcome
+	start *longtext.Cursor[unitStart] // where the next unit's walk starts; the first error
+}
 
-	mu    sync.Mutex
-	cur   *engine // where the next unit's walk starts
+// unitStart is where a unit's walk starts: its engine, stage, plan position and the
+// engines left.
+type unitStart struct {
+	cur   *engine
 	stage stage
 	at    int
 	tried set
-	err   error // the first unit's error
-}
-
-// longPart is one unit's outcome.
-type longPart struct {
-	text     string
-	by       []string
-	cost     float64
-	src      string
-	attempts []Attempt
-	degraded bool
-	ended    int64 // when its last call returned, on deadline.Now's clock
 }
 
 // mayGoLong reports whether r may be translated as several walks at once: not for a
@@ -93,29 +70,16 @@ func (w *walk) runLong(res *Result) (*Result, error, bool) {
 		return nil, nil, false
 	}
 	split := segment.Split(w.r.Text, unit)
-	lt := &longText{parts: make([]longPart, len(split.Parts)), cur: e, stage: w.stage, at: w.at, tried: w.tried.clone(),
-		base: walk{c: w.c, r: w.r, plan: w.plan, deadline: w.deadline, now: w.now, start: w.start, ended: w.start}}
-	conc := min(w.c.batchConc, len(split.Parts))
+	lt := &longText{parts: make([]longtext.Part[Attempt], len(split.Parts)),
+		start: longtext.NewCursor(unitStart{cur: e, stage: w.stage, at: w.at, tried: w.tried.clone()}),
+		base:  walk{c: w.c, r: w.r, plan: w.plan, deadline: w.deadline, now: w.now, start: w.start, ended: w.start}}
+	conc := w.c.batchConc
 	if m := e.prof.MaxConcurrency; m > 0 {
 		conc = min(conc, m)
 	}
-	ctx, cancel := context.WithCancel(w.ctx)
-	defer cancel()
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range conc {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1)) - 1; i < len(split.Parts) && ctx.Err() == nil; i = int(next.Add(1)) - 1 {
-				if !lt.translate(ctx, i, split.Parts[i]) {
-					cancel()
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	longtext.Run(w.ctx, len(split.Parts), conc, func(ctx context.Context, i int) bool {
+		return lt.translate(ctx, i, split.Parts[i])
+	})
 	res, err := w.joinLong(res, split, lt)
 	return res, err, true
 }
@@ -127,9 +91,8 @@ func (lt *longText) translate(ctx context.Context, i int, text string) bool {
 	defer c.putScratch(sc)
 	w := lt.base
 	w.ctx, w.sc, w.called = ctx, sc, true // called: its first call reads the time
-	lt.mu.Lock()
-	w.cur, w.stage, w.at, w.tried = lt.cur, lt.stage, lt.at, lt.tried.clone()
-	lt.mu.Unlock()
+	st := lt.start.Load()
+	w.cur, w.stage, w.at, w.tried = st.cur, st.stage, st.at, st.tried.clone()
 	sc.part[0] = text
 	sc.j = job{split: segment.Segments{Parts: sc.part[:], Seps: sc.sep[:]}, out: sc.out[:0], by: sc.eng[:0]}
 	if f := w.r.fid; f != nil {
@@ -138,47 +101,39 @@ func (lt *longText) translate(ctx context.Context, i int, text string) bool {
 	w.j = &sc.j
 	err := w.run()
 	p := &lt.parts[i]
-	p.attempts = w.attempts
+	p.Attempts = w.attempts
 	if err == nil {
-		p.text, err = w.j.text()
+		p.Text, err = w.j.text()
 	}
 	if err != nil {
-		lt.mu.Lock()
-		if lt.err == nil {
-			lt.err = err
-		}
-		lt.mu.Unlock()
+		lt.start.Fail(err)
 		return false
 	}
-	p.by, p.cost, p.src = slices.Clone(w.j.by), w.j.cost, w.j.srcTag
-	p.degraded, p.ended = w.stage.degraded(), w.ended
-	lt.mu.Lock()
-	if w.last != nil && w.last != lt.cur { // the walk failed over: the next units start there
-		lt.cur, lt.stage, lt.at, lt.tried = w.last, w.stage, w.at, w.tried.clone()
+	p.By, p.Cost, p.Source = slices.Clone(w.j.by), w.j.cost, w.j.srcTag
+	p.Degraded, p.Ended = w.stage.degraded(), w.ended
+	if w.last != nil {
+		lt.start.Update(func(st *unitStart) {
+			if w.last != st.cur { // the walk failed over: the next units start there
+				*st = unitStart{cur: w.last, stage: w.stage, at: w.at, tried: w.tried.clone()}
+			}
+		})
 	}
-	lt.mu.Unlock()
 	return true
 }
 
 // joinLong builds the request's answer from its units: their texts stitched, their engines
 // in order, their costs and attempts; or the first unit's error, or the stale entry.
 func (w *walk) joinLong(res *Result, split segment.Segments, lt *longText) (*Result, error) {
-	texts := make([]string, len(lt.parts))
-	degraded := false
-	for i := range lt.parts {
-		p := &lt.parts[i]
-		res.Attempts = append(res.Attempts, p.attempts...)
-		texts[i] = p.text
-		w.j.cost += p.cost
-		for _, name := range p.by {
-			w.j.credit(name)
-		}
-		w.j.srcTag = cmp.Or(w.j.srcTag, p.src)
-		degraded = degraded || p.degraded
-		w.ended = max(w.ended, p.ended)
+	sum := longtext.Sum(lt.parts, res.Attempts)
+	res.Attempts = sum.Attempts
+	w.j.cost += sum.Cost
+	for _, name := range sum.By {
+		w.j.credit(name)
 	}
+	w.j.srcTag = cmp.Or(w.j.srcTag, sum.Source)
+	w.ended = max(w.ended, sum.Ended)
 	w.attempts = res.Attempts
-	if err := lt.err; err != nil {
+	if err := lt.start.Err(); err != nil {
 		if err := w.ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -194,15 +149,15 @@ func (w *walk) joinLong(res *Result, split segment.Segments, lt *longText) (*Res
 		}
 		return nil, err
 	}
-	text, err := split.Join(texts)
+	text, err := split.Join(sum.Texts)
 	if err != nil {
 		return nil, &Error{Kind: KindBadOutput, Message: "stitching segments: " + err.Error(), Attempts: res.Attempts}
 	}
 	res.Text, res.Engine, res.Cost = text, strings.Join(w.j.by, "+"), w.j.cost
-	if degraded {
+	if sum.Degraded {
 		w.c.obs.degraded(howFallbackEngine)
 	}
-	res.Degraded = degraded
+	res.Degraded = sum.Degraded
 	res.Source = w.sourceOf(w.r)
 	res.Latency = time.Duration(w.ended - w.start)
 	return res, nil

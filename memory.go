@@ -2,13 +2,14 @@ package translate
 
 import (
 	"context"
-	"errors"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/fanyi-go/translate/fidelity/memory"
+	"github.com/fanyi-go/translate/internal/document"
+	"github.com/fanyi-go/translate/internal/lang"
+	"github.com/fanyi-go/translate/internal/memtier"
 	"github.com/fanyi-go/translate/internal/segment"
 )
 
@@ -103,6 +104,15 @@ func (c *Client) memoryKey(r *request) (memKey, bool) {
 	if c.mem == nil || r.src == nil || r.NoCache || r.tgt == nil {
 		return memKey{}, false
 	}
+	return memKey{src: r.src.Key, tgt: lang.PrivateUse(r.tgt.Full, memorySubtags(r)...)}, true
+}
+
+// memorySubtags returns the private-use subtags (1 to 8 letters or digits each) of what
+// changes a request's answer besides its languages: its scene and style when not the
+// defaults, its format when not text ("html", "xml") and its glossary's revision ("g" and
+// its first 7 hex digits), so that a translation made under one glossary revision never
+// answers a request under another.
+func memorySubtags(r *request) []string {
 	var sub []string
 	if r.Scene != SceneGeneral {
 		sub = append(sub, sceneTags[r.Scene])
@@ -110,24 +120,6 @@ func (c *Client) memoryKey(r *request) (memKey, bool) {
 	if r.Style != StyleDefault {
 		sub = append(sub, styleTags[r.Style])
 	}
-	sub = append(sub, memoryKeyExtension(r)...)
-	tgt := r.tgt.Full
-	if len(sub) > 0 {
-		if !strings.Contains(tgt, "-x-") {
-			tgt += "-x"
-		}
-		tgt += "-" + strings.Join(sub, "-")
-	}
-	return memKey{src: r.src.Key, tgt: tgt}, true
-}
-
-// memoryKeyExtension returns more private-use subtags (1 to 8 letters or digits each) of
-// what changes a request's answer besides its languages, scene and style: its format when
-// not text ("html", "xml") and its glossary's revision ("g" and its first 7 hex digits), so
-// that a translation made under one glossary revision never answers a request under
-// another.
-func memoryKeyExtension(r *request) []string {
-	var sub []string
 	if r.Format != FormatText {
 		sub = append(sub, r.Format.String())
 	}
@@ -144,44 +136,18 @@ var styleTags = [...]string{StyleFormal: "formal", StyleCasual: "casual"}
 // memoryFind returns r's best entry for text at threshold th that r may take: the Client's
 // own exact match, else the shared one (MemoryStore), else its own fuzzy match.
 func (c *Client) memoryFind(ctx context.Context, r *request, k memKey, text string, th float64) (memory.Match, bool) {
-	m, ok, err := c.mem.store.Lookup(ctx, k.src, k.tgt, text, th)
-	if err != nil && ctx.Err() != nil {
-		return memory.Match{}, false
-	}
-	ok = ok && err == nil
-	if !ok || !m.Exact() {
-		if sm, found := c.sharedFind(ctx, k, text); found {
-			m, ok = sm, true
-		}
-	}
-	if !ok {
-		return memory.Match{}, false
-	}
-	return m, memoryAllows(r, m.Engine)
+	t := c.memoryTiers()
+	m, ok := t.Find(ctx, k.src, k.tgt, text, th)
+	return m, ok && memoryAllows(r, m.Engine)
 }
 
-// sharedMemory is the Client's Store when it shares the translation memory; nil otherwise.
-func (c *Client) sharedMemory() MemoryStore {
-	ms, _ := c.store.(MemoryStore)
-	return ms
-}
-
-// sharedFind looks text up in the shared memory, exactly, and keeps what it finds in the
-// Client's own memory too (where fuzzy lookups see it). Errors count as a miss.
-func (c *Client) sharedFind(ctx context.Context, k memKey, text string) (memory.Match, bool) {
-	ms := c.sharedMemory()
-	if ms == nil {
-		return memory.Match{}, false
+// memoryTiers is the Client's own memory in front of the Store's shared one, if any.
+func (c *Client) memoryTiers() memtier.Tiers {
+	t := memtier.Tiers{Own: c.mem.store, Wait: storeWait}
+	if ms, ok := c.store.(MemoryStore); ok {
+		t.Shared = ms
 	}
-	sctx, cancel := context.WithTimeout(ctx, storeWait)
-	defer cancel()
-	e, found, err := ms.MemoryGet(sctx, k.src, k.tgt, text)
-	if err != nil || !found {
-		return memory.Match{}, false
-	}
-	e.Source, e.Target, e.Text = k.src, k.tgt, text
-	_ = c.mem.store.Put(ctx, e) // too large for the local memory: served all the same
-	return memory.Match{Entry: e, Score: 1}, true
+	return t
 }
 
 // memoryAllows reports whether r may take an entry made by engine: a pin without fallback
@@ -271,14 +237,9 @@ func (c *Client) memorize(r *request, res *Result, err error) {
 	if !ok {
 		return
 	}
-	e := memory.Entry{Source: k.src, Target: k.tgt, Text: r.Text, Translation: res.Text, Engine: res.Engine}
-	if err := c.mem.store.Put(context.Background(), e); err != nil && !errors.Is(err, memory.ErrTooLarge) {
+	t := c.memoryTiers()
+	if err := t.Put(memory.Entry{Source: k.src, Target: k.tgt, Text: r.Text, Translation: res.Text, Engine: res.Engine}); err != nil {
 		c.obs.warn("translation memory: put failed", "")
-	}
-	if ms := c.sharedMemory(); ms != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), storeWait)
-		defer cancel()
-		_ = ms.MemoryPut(ctx, e) // the store reports its outages; a lost entry costs a call
 	}
 }
 
@@ -329,7 +290,7 @@ func (c *Client) translateDocument(ctx context.Context, req *Request) (*Result, 
 		sub := *req
 		sub.Text = p
 		if sub.RequestID != "" {
-			sub.RequestID = documentID(req.RequestID, i)
+			sub.RequestID = document.ID(req.RequestID, i)
 		}
 		reqs, at = append(reqs, sub), append(at, i)
 	}
@@ -351,43 +312,26 @@ func (c *Client) translateDocument(ctx context.Context, req *Request) (*Result, 
 	return res, nil, true
 }
 
-// documentID is the request id of segment i of a document whose request id is id.
-func documentID(id string, i int) string { return id + "#" + strconv.Itoa(i) }
-
 // segmentOf is the provenance of one segment's Result.
 func segmentOf(r *Result) Segment {
 	return Segment{Text: r.Text, Engine: r.Engine, FromMemory: r.FromMemory, MemoryScore: r.MemoryScore,
 		FromCache: r.FromCache, Degraded: r.Degraded}
 }
 
-// joinDocument fills res from the document's segments: the stitched text, their engines in
-// order, Degraded when one is, FromMemory (with the lowest score) and FromCache when all
-// are.
+// joinDocument fills res from the document's segments (document.Join): the stitched text,
+// their engines in order, Degraded when one is, FromMemory (with the lowest score) and
+// FromCache when all are.
 func (c *Client) joinDocument(res *Result, doc segment.Segments, segs []Segment) error {
-	texts := make([]string, len(segs))
-	var by []string
-	mem, cached := true, true
-	res.MemoryScore = 1
+	ds := make([]document.Segment, len(segs))
 	for i, s := range segs {
-		texts[i] = s.Text
-		if len(by) == 0 || by[len(by)-1] != s.Engine {
-			by = append(by, s.Engine)
-		}
-		res.Degraded = res.Degraded || s.Degraded
-		mem, cached = mem && s.FromMemory, cached && s.FromCache
-		if s.FromMemory {
-			res.MemoryScore = min(res.MemoryScore, s.MemoryScore)
-		}
+		ds[i] = document.Segment(s)
 	}
-	text, err := doc.Join(texts)
+	a, err := document.Join(doc, ds)
 	if err != nil {
 		return &Error{Kind: KindBadOutput, Message: "stitching segments: " + err.Error(), Attempts: res.Attempts}
 	}
-	res.Text, res.Engine, res.Segments = text, strings.Join(by, "+"), segs
-	res.FromMemory, res.FromCache = mem, cached
-	if !mem {
-		res.MemoryScore = 0
-	}
+	res.Text, res.Engine, res.Segments, res.Degraded = a.Text, a.Engine, segs, res.Degraded || a.Degraded
+	res.FromMemory, res.MemoryScore, res.FromCache = a.FromMemory, a.MemoryScore, a.FromCache
 	return nil
 }
 
@@ -413,24 +357,12 @@ func (c *Client) ImportMemory(ctx context.Context, r io.Reader) (stored, skipped
 	if c.mem == nil {
 		return 0, 0, &Error{Kind: KindInvalidInput, Message: "no translation memory (WithMemory)"}
 	}
-	refused := 0
-	skipped, err = memory.ImportTMX(r, func(e memory.Entry) error {
-		src, serr := c.langs.Lookup(e.Source)
-		tgt, terr := c.langs.Lookup(e.Target)
+	return memtier.Import(ctx, c.mem.store, r, func(source, target string) (string, string, bool) {
+		src, serr := c.langs.Lookup(source)
+		tgt, terr := c.langs.Lookup(target)
 		if serr != nil || terr != nil {
-			refused++
-			return nil
+			return "", "", false
 		}
-		e.Source, e.Target = src.Key, tgt.Full
-		if err := c.mem.store.Put(ctx, e); err != nil {
-			if errors.Is(err, memory.ErrTooLarge) {
-				refused++
-				return nil
-			}
-			return err
-		}
-		stored++
-		return nil
+		return src.Key, tgt.Full, true
 	})
-	return stored, skipped + refused, err
 }
