@@ -1,0 +1,75 @@
+// Package reload keeps the bookkeeping of the translate Client's Reconfigure that needs no
+// Client: which options New got around its last configuration file (so that each new
+// Config is applied between them, as the first one was), and what a cache section asks
+// that the running cache cannot give.
+package reload
+
+import (
+	"slices"
+	"time"
+)
+
+// Split applies opts to o in order, skipping nil ones, and returns copies of the options
+// before and after the last one that changed configs(o) (the last WithConfig). Both are nil
+// when none did.
+func Split[O any, F ~func(*O)](o *O, opts []F, configs func(*O) int) (before, after []F) {
+	last := -1
+	for i, opt := range opts {
+		if opt == nil {
+			continue
+		}
+		n := configs(o)
+		opt(o)
+		if configs(o) != n {
+			last = i
+		}
+	}
+	if last < 0 {
+		return nil, nil
+	}
+	return slices.Clone(opts[:last]), slices.Clone(opts[last+1:])
+}
+
+// Apply applies opts to o in order, skipping nil ones.
+func Apply[O any, F ~func(*O)](o *O, opts []F) {
+	for _, opt := range opts {
+		if opt != nil {
+			opt(o)
+		}
+	}
+}
+
+// DefaultEntries and DefaultTTL are a cache section's size and ttl when 0.
+const (
+	DefaultEntries = 10000
+	DefaultTTL     = 24 * time.Hour
+)
+
+// CacheTTL returns ttl, DefaultTTL when 0.
+func CacheTTL(ttl time.Duration) time.Duration {
+	if ttl == 0 {
+		return DefaultTTL
+	}
+	return ttl
+}
+
+// CacheNotApplied returns the fields of a cache section (disabled, entries) that ask for a
+// cache other than the running one, of size entries (0 when there is none):
+// "cache.disabled" when it turns the cache on or off, "cache.entries" when it sizes the
+// running cache otherwise (DefaultEntries when 0); nil when it asks for nothing new.
+func CacheNotApplied(size int, disabled bool, entries int) []string {
+	running := size > 0
+	switch {
+	case disabled == running:
+		return []string{"cache.disabled"}
+	case !running:
+		return nil
+	}
+	if entries == 0 {
+		entries = DefaultEntries
+	}
+	if entries != size {
+		return []string{"cache.entries"}
+	}
+	return nil
+}
