@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"hash/maphash"
-	"reflect"
 	"slices"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 
 	"github.com/fanyi-go/translate/internal/lang"
 	"github.com/fanyi-go/translate/internal/quota"
+	"github.com/fanyi-go/translate/internal/reload"
 )
 
 // setup is one configuration of a Client: its engines and policies. New builds the first,
@@ -177,7 +177,7 @@ func (c *Client) inherit(e, old *engine, v *view) {
 	if e.langs == nil && len(old.prof.Languages) == 0 {
 		e.langs = old.langs // the pairs the engine listed itself
 	}
-	if !sameEngine(e.eng, old.eng) && e.clear(flagSetAside) {
+	if !reload.Same(e.eng, old.eng) && e.clear(flagSetAside) {
 		c.obs.warn("engine back: reconfigured after it was set aside", e.name)
 	}
 }
@@ -212,13 +212,6 @@ func (c *Client) gates(e, old *engine, start time.Time) {
 	case p.MaxConcurrency > 0:
 		e.sem = make(chan struct{}, p.MaxConcurrency)
 	}
-}
-
-// sameEngine reports whether a and b are the same Engine value; values of types that
-// cannot be compared are taken as different.
-func sameEngine(a, b Engine) bool {
-	ta, tb := reflect.TypeOf(a), reflect.TypeOf(b)
-	return ta == tb && ta.Comparable() && a == b
 }
 
 // specName checks an engine given to WithEngine and returns its name.

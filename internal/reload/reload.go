@@ -5,6 +5,7 @@
 package reload
 
 import (
+	"reflect"
 	"slices"
 	"time"
 )
@@ -72,4 +73,12 @@ func CacheNotApplied(size int, disabled bool, entries int) []string {
 		return []string{"cache.entries"}
 	}
 	return nil
+}
+
+// Same reports whether a and b are the same value: an engine a Config builds anew for a
+// name is not the one it replaces. Values of types that cannot be compared are taken as
+// different. a and b must not be nil.
+func Same(a, b any) bool {
+	ta, tb := reflect.TypeOf(a), reflect.TypeOf(b)
+	return ta == tb && ta.Comparable() && a == b
 }

@@ -87,3 +87,18 @@ func TestCache(t *testing.T) {
 		t.Errorf("CacheTTL (-want +got):\n%s", d)
 	}
 }
+
+type cmpEngine struct{ name string }
+
+type funcEngine struct{ f func() }
+
+func TestSame(t *testing.T) {
+	a, b := &cmpEngine{"a"}, &cmpEngine{"a"}
+	f := funcEngine{func() {}}
+	got := []bool{Same(a, a), Same(a, b), Same(cmpEngine{"a"}, cmpEngine{"a"}),
+		Same(cmpEngine{"a"}, cmpEngine{"b"}), Same(f, f), Same(a, funcEngine{})}
+	want := []bool{true, false, true, false, false, false}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("Same (-want +got):\n%s", d)
+	}
+}
