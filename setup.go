@@ -57,29 +57,20 @@ func (c *Client) buildSetup(o options, prev *setup) (*setup, error) {
 	if s.content, err = o.content.build(); err != nil {
 		return nil, err
 	}
-	kept := map[int]bool{} // numbers of the engines that stay
+	nums := reload.NewNumbers()
 	s.reuse = prev.retiredTels()
 	s.hot, s.fresh = make([]hotEngine, len(o.engines)), make([]engineLive, len(o.engines))
 	s.engines = make([]*engine, 0, len(o.engines))
 	for _, spec := range o.engines {
-		if spec.e == nil || prev == nil {
-			continue
-		}
-		if old := prev.byName[spec.e.Name()]; old != nil {
-			kept[old.idx] = true
+		if old := prev.engine(spec); old != nil {
+			nums.Keep(old.idx)
 		}
 	}
-	start, next := c.clock.Now(), 0
+	start := c.clock.Now()
 	for i, spec := range o.engines {
-		var old *engine
-		if prev != nil && spec.e != nil {
-			old = prev.byName[spec.e.Name()]
-		}
+		old, next := prev.engine(spec), 0
 		if old == nil {
-			for kept[next] {
-				next++
-			}
-			kept[next] = true
+			next = nums.Next()
 		}
 		e, err := c.newEngine(s, i, spec, start, old, next)
 		if err != nil {
@@ -93,23 +84,21 @@ func (c *Client) buildSetup(o options, prev *setup) (*setup, error) {
 		e.fillHot(&s.hot[i])
 	}
 	s.reuse, s.fresh = nil, nil
-	s.retire(prev)
+	if prev != nil { // the telemetry of prev's engines that s does not have (see setup.retired)
+		s.retired = reload.Retire(prev.engines, engineTelOf, func(name string) bool { return s.byName[name] != nil })
+	}
 	return s, nil
 }
 
-// retire notes the telemetry of prev's engines that s does not have (see setup.retired).
-func (s *setup) retire(prev *setup) {
-	if prev == nil {
-		return
+// engineTelOf returns e's name and telemetry.
+func engineTelOf(e *engine) (string, *engineTel) { return e.name, e.tel }
+
+// engine returns s's engine of spec's name; nil for a nil s or spec.e.
+func (s *setup) engine(spec engineSpec) *engine {
+	if s == nil || spec.e == nil {
+		return nil
 	}
-	for _, e := range prev.engines {
-		if s.byName[e.name] == nil {
-			if s.retired == nil {
-				s.retired = make(map[string]*engineTel)
-			}
-			s.retired[e.name] = e.tel
-		}
-	}
+	return s.byName[spec.e.Name()]
 }
 
 // retiredTels returns s.retired; nil for a nil s.

@@ -82,3 +82,44 @@ func Same(a, b any) bool {
 	ta, tb := reflect.TypeOf(a), reflect.TypeOf(b)
 	return ta == tb && ta.Comparable() && a == b
 }
+
+// Numbers hands out the numbers of a new configuration's engines (their bit in the sets
+// a request keeps): an engine that stays keeps its number (Keep), a new one takes the
+// smallest number no other engine holds (Next). Make it with NewNumbers.
+type Numbers struct {
+	used map[int]bool
+	next int
+}
+
+// NewNumbers returns Numbers with none in use.
+func NewNumbers() Numbers { return Numbers{used: map[int]bool{}} }
+
+// Keep notes n as held by an engine that stays.
+func (ns *Numbers) Keep(n int) { ns.used[n] = true }
+
+// Next returns the smallest number not held, and holds it.
+func (ns *Numbers) Next() int {
+	for ns.used[ns.next] {
+		ns.next++
+	}
+	ns.used[ns.next] = true
+	return ns.next
+}
+
+// Retire returns the value of each item of prev whose name next does not have, by name
+// (nil when there is none): what a configuration keeps of the engines the one before it
+// had and it has not, to reuse when they come back.
+func Retire[E, V any](prev []E, item func(E) (string, V), has func(string) bool) map[string]V {
+	var gone map[string]V
+	for _, e := range prev {
+		name, v := item(e)
+		if has(name) {
+			continue
+		}
+		if gone == nil {
+			gone = make(map[string]V)
+		}
+		gone[name] = v
+	}
+	return gone
+}

@@ -1,6 +1,7 @@
 package reload
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -100,5 +101,46 @@ func TestSame(t *testing.T) {
 	want := []bool{true, false, true, false, false, false}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("Same (-want +got):\n%s", d)
+	}
+}
+
+func TestNumbers(t *testing.T) {
+	ns := NewNumbers()
+	ns.Keep(0)
+	ns.Keep(2)
+	ns.Keep(5)
+	got := []int{ns.Next(), ns.Next(), ns.Next(), ns.Next()}
+	if d := cmp.Diff([]int{1, 3, 4, 6}, got); d != "" {
+		t.Errorf("Next after keeping 0, 2, 5 (-want +got):\n%s", d)
+	}
+	fresh := NewNumbers()
+	if d := cmp.Diff([]int{0, 1}, []int{fresh.Next(), fresh.Next()}); d != "" {
+		t.Errorf("Next with none kept (-want +got):\n%s", d)
+	}
+}
+
+func TestRetire(t *testing.T) {
+	type eng struct {
+		name string
+		tel  int
+	}
+	prev := []eng{{"a", 1}, {"b", 2}, {"c", 3}}
+	item := func(e eng) (string, int) { return e.name, e.tel }
+	tests := []struct {
+		next []string
+		want map[string]int
+	}{
+		{[]string{"a", "b", "c"}, nil},
+		{[]string{"b"}, map[string]int{"a": 1, "c": 3}},
+		{nil, map[string]int{"a": 1, "b": 2, "c": 3}},
+	}
+	for _, tt := range tests {
+		has := func(n string) bool { return slices.Contains(tt.next, n) }
+		if d := cmp.Diff(tt.want, Retire(prev, item, has)); d != "" {
+			t.Errorf("Retire to %q (-want +got):\n%s", tt.next, d)
+		}
+	}
+	if got := Retire([]eng(nil), item, func(string) bool { return false }); got != nil {
+		t.Errorf("Retire of none = %v, want nil", got)
 	}
 }
