@@ -2,7 +2,6 @@ package translate
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"hash/maphash"
 	"slices"
@@ -224,20 +223,14 @@ func (c *Client) discoverLanguages(s *setup) {
 			continue
 		}
 		ls := e.eng.(LanguageSupporter)
-		ctx, cancel := context.WithTimeout(context.Background(), e.prof.Timeout)
-		pairs, err := ls.SupportedPairs(ctx)
-		cancel()
-		if err != nil || len(pairs) == 0 {
-			continue
+		if set := lang.Discover(c.langs, e.prof.Timeout, ls.SupportedPairs, pairSides); set != nil {
+			e.langs, s.hot[i].langs = set, set
 		}
-		tags := make([]language.Tag, 0, 2*len(pairs))
-		for _, p := range pairs {
-			tags = append(tags, p.Source, p.Target)
-		}
-		e.langs = lang.NewSetOfTags(c.langs, tags)
-		s.hot[i].langs = e.langs
 	}
 }
+
+// pairSides returns p's source and target.
+func pairSides(p LanguagePair) (src, tgt language.Tag) { return p.Source, p.Target }
 
 // discovers reports whether discoverLanguages asks any engine of s.
 func (s *setup) discovers() bool {
