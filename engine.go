@@ -9,6 +9,7 @@ import (
 
 	"github.com/fanyi-go/translate/fidelity"
 	"github.com/fanyi-go/translate/fidelity/glossary"
+	"github.com/fanyi-go/translate/internal/enum"
 )
 
 // Engine is a machine-translation engine: one vendor adapter, a fake, or your own.
@@ -146,15 +147,10 @@ const (
 	SceneChat
 )
 
-var sceneNames = [...]string{"general", "tech", "legal", "ecommerce", "chat"}
+var sceneNames = enum.Scenes
 
 // String returns the scene's lower-case name, such as "legal".
-func (s Scene) String() string {
-	if int(s) < len(sceneNames) {
-		return sceneNames[s]
-	}
-	return "scene(" + itoa(int(s)) + ")"
-}
+func (s Scene) String() string { return enum.Name(sceneNames[:], int(s), "scene") }
 
 // Style is the register of the translation. The zero value is StyleDefault.
 type Style uint8
@@ -167,17 +163,7 @@ const (
 )
 
 // String returns "default", "formal" or "casual".
-func (s Style) String() string {
-	switch s {
-	case StyleDefault:
-		return "default"
-	case StyleFormal:
-		return "formal"
-	case StyleCasual:
-		return "casual"
-	}
-	return "style(" + itoa(int(s)) + ")"
-}
+func (s Style) String() string { return enum.Name(enum.Styles[:], int(s), "style") }
 
 // Priority decides which cost classes may serve a request. The zero value is PriorityNormal:
 // normal requests never reach premium engines.
@@ -190,15 +176,7 @@ const (
 )
 
 // String returns "normal" or "high".
-func (p Priority) String() string {
-	if p == PriorityHigh {
-		return "high"
-	}
-	if p == PriorityNormal {
-		return "normal"
-	}
-	return "priority(" + itoa(int(p)) + ")"
-}
+func (p Priority) String() string { return enum.Name(enum.Priorities[:], int(p), "priority") }
 
 // CostClass groups engines by price for the budget and priority rules. The zero value is
 // ClassStandard.
@@ -212,17 +190,7 @@ const (
 )
 
 // String returns "standard", "free" or "premium".
-func (c CostClass) String() string {
-	switch c {
-	case ClassStandard:
-		return "standard"
-	case ClassFree:
-		return "free"
-	case ClassPremium:
-		return "premium"
-	}
-	return "class(" + itoa(int(c)) + ")"
-}
+func (c CostClass) String() string { return enum.Name(enum.Classes[:], int(c), "class") }
 
 // Profile describes an engine to the router. Zero values mean the documented defaults.
 type Profile struct {
@@ -311,24 +279,4 @@ const (
 )
 
 // itoa avoids strconv in String methods of tiny enums.
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b [20]byte
-	i := len(b)
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	for n > 0 {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	if neg {
-		i--
-		b[i] = '-'
-	}
-	return string(b[i:])
-}
+func itoa(n int) string { return enum.Itoa(n) }

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"strings"
 	"time"
+
+	"github.com/fanyi-go/translate/internal/enum"
+	"github.com/fanyi-go/translate/internal/errtext"
 )
 
 // Kind classifies a failure. The Client decides from the Kind whether to retry the same
@@ -30,19 +33,10 @@ const (
 	KindClosed                     // the Client was closed
 )
 
-var kindNames = [...]string{
-	"unknown", "invalid_input", "unsupported", "unauthorized", "quota_exhausted",
-	"rate_limited", "unavailable", "timeout", "text_too_long", "bad_output",
-	"budget_exceeded", "no_engine", "canceled", "closed",
-}
+var kindNames = enum.Kinds
 
 // String returns the kind's snake_case name, as used in metrics: "rate_limited".
-func (k Kind) String() string {
-	if int(k) < len(kindNames) {
-		return kindNames[k]
-	}
-	return "kind(" + itoa(int(k)) + ")"
-}
+func (k Kind) String() string { return enum.Name(kindNames[:], int(k), "kind") }
 
 // Sentinels, one per Kind, for errors.Is. A *Error matches the sentinel of its Kind.
 var (
@@ -87,9 +81,6 @@ type Error struct {
 	Excluded map[string]string
 }
 
-// maxErrorText bounds what Error returns.
-const maxErrorText = 64 << 10
-
 // Error returns "translate: <engine>: <kind> (HTTP <status>): <message>: <cause>", leaving
 // out empty parts, followed by the engines tried when Attempts is set. Nested errors of this
 // package are written without their own "translate: " prefix. The text is cut at 64 KiB.
@@ -97,28 +88,12 @@ func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("translate: ")
 	e.write(&b)
-	if b.Len() > maxErrorText {
-		return b.String()[:maxErrorText]
-	}
-	return b.String()
+	return errtext.Cut(b.String())
 }
 
 func (e *Error) write(b *strings.Builder) {
-	if e.Engine != "" {
-		b.WriteString(e.Engine)
-		b.WriteString(": ")
-	}
-	b.WriteString(e.Kind.String())
-	if e.StatusCode != 0 {
-		b.WriteString(" (HTTP ")
-		b.WriteString(itoa(e.StatusCode))
-		b.WriteString(")")
-	}
-	if e.Message != "" {
-		b.WriteString(": ")
-		b.WriteString(e.Message)
-	}
-	if e.Err != nil && b.Len() < maxErrorText {
+	errtext.Head(b, e.Engine, e.Kind.String(), e.StatusCode, e.Message)
+	if e.Err != nil && b.Len() < errtext.Max {
 		b.WriteString(": ")
 		if inner, ok := e.Err.(*Error); ok && inner != nil {
 			inner.write(b)
@@ -127,26 +102,21 @@ func (e *Error) write(b *strings.Builder) {
 		}
 	}
 	if len(e.Attempts) > 0 {
-		writeAttempts(b, e.Attempts)
+		errtext.Attempts(b, e.tried)
 	}
 }
 
-func writeAttempts(b *strings.Builder, as []Attempt) {
-	b.WriteString(" [tried:")
-	for _, a := range as {
-		if b.Len() > maxErrorText {
-			break
-		}
-		b.WriteString(" ")
-		b.WriteString(a.Engine)
+// tried yields the engine and outcome ("ok" or the failure's kind) of each attempt.
+func (e *Error) tried(yield func(engine, outcome string) bool) {
+	for _, a := range e.Attempts {
+		outcome := "ok"
 		if a.Err != nil {
-			b.WriteString("=")
-			b.WriteString(KindOf(a.Err).String())
-		} else {
-			b.WriteString("=ok")
+			outcome = KindOf(a.Err).String()
+		}
+		if !yield(a.Engine, outcome) {
+			return
 		}
 	}
-	b.WriteString("]")
 }
 
 // Unwrap returns the underlying error.

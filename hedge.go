@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -26,12 +27,7 @@ const maxHedgeTokens = 10
 type hedgeTokens = quota.Tokens
 
 // hedgeShare is RetryPolicy.HedgeBudget with its default.
-func hedgeShare(rp *RetryPolicy) float64 {
-	if rp.HedgeBudget == 0 {
-		return 0.05
-	}
-	return rp.HedgeBudget
-}
+func hedgeShare(rp *RetryPolicy) float64 { return cmp.Or(rp.HedgeBudget, 0.05) }
 
 // racer is one engine call of a hedged attempt, running in a goroutine of its own.
 type racer struct {

@@ -3,9 +3,10 @@ package translate
 import (
 	"context"
 	"log/slog"
-	"slices"
 	"strings"
 	"time"
+
+	"github.com/fanyi-go/translate/internal/reload"
 )
 
 // Reconfigure replaces the Client's configuration with cfg's, atomically, while requests
@@ -72,15 +73,7 @@ func (c *Client) Reconfigure(cfg *Config) error {
 	c.mu.Unlock()
 	c.gate.Open()
 	c.startProbes()
-	cc := CacheConfig{Entries: o.cacheEntries, TTL: o.cacheTTL, Disabled: o.noCache}
-	if c.cache != nil && !cc.Disabled {
-		c.cache.ttl.Store(int64(cacheTTL(cc)))
-	}
-	if fields := c.cacheNotApplied(cc); len(fields) > 0 {
-		c.configLogger().LogAttrs(context.Background(), slog.LevelWarn,
-			"translate: the config's cache section is not applied by Reconfigure (the cache is built at New); restart to change it",
-			slog.String("fields", strings.Join(fields, ", ")))
-	}
+	c.reconfigureCache(o)
 	return nil
 }
 
@@ -90,33 +83,21 @@ func (c *Client) Reconfigure(cfg *Config) error {
 // language list fetched from a vendor costs the requests that wait.
 const reconfigureHold = 20 * time.Millisecond
 
-// cacheNotApplied returns the fields of a cache section that ask for a cache Reconfigure
-// cannot give: "cache.disabled" when it turns the cache on or off, "cache.entries" when it
-// sizes the running cache otherwise (10000 when 0).
-func (c *Client) cacheNotApplied(cc CacheConfig) []string {
-	running := c.cache != nil
-	switch {
-	case cc.Disabled == running:
-		return []string{"cache.disabled"}
-	case !running:
-		return nil
+// reconfigureCache applies the ttl of o's cache section to the running cache, and warns of
+// what the section asks that the running cache cannot give (internal/reload).
+func (c *Client) reconfigureCache(o *options) {
+	size := 0
+	if c.cache != nil {
+		size = c.cache.entries
+		if !o.noCache {
+			c.cache.ttl.Store(int64(reload.CacheTTL(o.cacheTTL)))
+		}
 	}
-	entries := cc.Entries
-	if entries == 0 {
-		entries = 10000
+	if fields := reload.CacheNotApplied(size, o.noCache, o.cacheEntries); len(fields) > 0 {
+		c.configLogger().LogAttrs(context.Background(), slog.LevelWarn,
+			"translate: the config's cache section is not applied by Reconfigure (the cache is built at New); restart to change it",
+			slog.String("fields", strings.Join(fields, ", ")))
 	}
-	if entries != c.cache.entries {
-		return []string{"cache.entries"}
-	}
-	return nil
-}
-
-// cacheTTL is a cache section's ttl, 24h when 0.
-func cacheTTL(cc CacheConfig) time.Duration {
-	if cc.TTL == 0 {
-		return 24 * time.Hour
-	}
-	return cc.TTL
 }
 
 // nextSetup validates cfg and builds the configuration that follows the running one, with
@@ -126,11 +107,11 @@ func (c *Client) nextSetup(cfg *Config) (*setup, *options, error) {
 		return nil, nil, &Error{Kind: KindInvalidInput, Message: "config: Reconfigure(nil)"}
 	}
 	o := defaultOptions()
-	apply(&o, c.reload.before)
+	reload.Apply(&o, c.reload.before)
 	if err := cfg.apply(&o); err != nil {
 		return nil, nil, err
 	}
-	apply(&o, c.reload.after)
+	reload.Apply(&o, c.reload.after)
 	if err := o.validate(); err != nil {
 		return nil, nil, err
 	}
@@ -157,28 +138,6 @@ type reloadOptions struct {
 // around the last WithConfig among them.
 func applyOptions(opts []Option) (options, reloadOptions) {
 	o := defaultOptions()
-	last := -1
-	for i, opt := range opts {
-		if opt == nil {
-			continue
-		}
-		n := o.configs
-		opt(&o)
-		if o.configs != n {
-			last = i
-		}
-	}
-	if last < 0 {
-		return o, reloadOptions{}
-	}
-	return o, reloadOptions{before: slices.Clone(opts[:last]), after: slices.Clone(opts[last+1:])}
-}
-
-// apply applies opts to o, skipping nil ones.
-func apply(o *options, opts []Option) {
-	for _, opt := range opts {
-		if opt != nil {
-			opt(o)
-		}
-	}
+	before, after := reload.Split(&o, opts, func(o *options) int { return o.configs })
+	return o, reloadOptions{before: before, after: after}
 }

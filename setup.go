@@ -2,10 +2,8 @@ package translate
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"hash/maphash"
-	"reflect"
 	"slices"
 	"time"
 
@@ -14,6 +12,7 @@ import (
 
 	"github.com/fanyi-go/translate/internal/lang"
 	"github.com/fanyi-go/translate/internal/quota"
+	"github.com/fanyi-go/translate/internal/reload"
 )
 
 // setup is one configuration of a Client: its engines and policies. New builds the first,
@@ -57,29 +56,20 @@ func (c *Client) buildSetup(o options, prev *setup) (*setup, error) {
 	if s.content, err = o.content.build(); err != nil {
 		return nil, err
 	}
-	kept := map[int]bool{} // numbers of the engines that stay
+	nums := reload.NewNumbers()
 	s.reuse = prev.retiredTels()
 	s.hot, s.fresh = make([]hotEngine, len(o.engines)), make([]engineLive, len(o.engines))
 	s.engines = make([]*engine, 0, len(o.engines))
 	for _, spec := range o.engines {
-		if spec.e == nil || prev == nil {
-			continue
-		}
-		if old := prev.byName[spec.e.Name()]; old != nil {
-			kept[old.idx] = true
+		if old := prev.engine(spec); old != nil {
+			nums.Keep(old.idx)
 		}
 	}
-	start, next := c.clock.Now(), 0
+	start := c.clock.Now()
 	for i, spec := range o.engines {
-		var old *engine
-		if prev != nil && spec.e != nil {
-			old = prev.byName[spec.e.Name()]
-		}
+		old, next := prev.engine(spec), 0
 		if old == nil {
-			for kept[next] {
-				next++
-			}
-			kept[next] = true
+			next = nums.Next()
 		}
 		e, err := c.newEngine(s, i, spec, start, old, next)
 		if err != nil {
@@ -93,23 +83,21 @@ func (c *Client) buildSetup(o options, prev *setup) (*setup, error) {
 		e.fillHot(&s.hot[i])
 	}
 	s.reuse, s.fresh = nil, nil
-	s.retire(prev)
+	if prev != nil { // the telemetry of prev's engines that s does not have (see setup.retired)
+		s.retired = reload.Retire(prev.engines, engineTelOf, func(name string) bool { return s.byName[name] != nil })
+	}
 	return s, nil
 }
 
-// retire notes the telemetry of prev's engines that s does not have (see setup.retired).
-func (s *setup) retire(prev *setup) {
-	if prev == nil {
-		return
+// engineTelOf returns e's name and telemetry.
+func engineTelOf(e *engine) (string, *engineTel) { return e.name, e.tel }
+
+// engine returns s's engine of spec's name; nil for a nil s or spec.e.
+func (s *setup) engine(spec engineSpec) *engine {
+	if s == nil || spec.e == nil {
+		return nil
 	}
-	for _, e := range prev.engines {
-		if s.byName[e.name] == nil {
-			if s.retired == nil {
-				s.retired = make(map[string]*engineTel)
-			}
-			s.retired[e.name] = e.tel
-		}
-	}
+	return s.byName[spec.e.Name()]
 }
 
 // retiredTels returns s.retired; nil for a nil s.
@@ -177,7 +165,7 @@ func (c *Client) inherit(e, old *engine, v *view) {
 	if e.langs == nil && len(old.prof.Languages) == 0 {
 		e.langs = old.langs // the pairs the engine listed itself
 	}
-	if !sameEngine(e.eng, old.eng) && e.clear(flagSetAside) {
+	if !reload.Same(e.eng, old.eng) && e.clear(flagSetAside) {
 		c.obs.warn("engine back: reconfigured after it was set aside", e.name)
 	}
 }
@@ -214,13 +202,6 @@ func (c *Client) gates(e, old *engine, start time.Time) {
 	}
 }
 
-// sameEngine reports whether a and b are the same Engine value; values of types that
-// cannot be compared are taken as different.
-func sameEngine(a, b Engine) bool {
-	ta, tb := reflect.TypeOf(a), reflect.TypeOf(b)
-	return ta == tb && ta.Comparable() && a == b
-}
-
 // specName checks an engine given to WithEngine and returns its name.
 func specName(i int, spec engineSpec) (string, error) {
 	if spec.e == nil {
@@ -242,20 +223,14 @@ func (c *Client) discoverLanguages(s *setup) {
 			continue
 		}
 		ls := e.eng.(LanguageSupporter)
-		ctx, cancel := context.WithTimeout(context.Background(), e.prof.Timeout)
-		pairs, err := ls.SupportedPairs(ctx)
-		cancel()
-		if err != nil || len(pairs) == 0 {
-			continue
+		if set := lang.Discover(c.langs, e.prof.Timeout, ls.SupportedPairs, pairSides); set != nil {
+			e.langs, s.hot[i].langs = set, set
 		}
-		tags := make([]language.Tag, 0, 2*len(pairs))
-		for _, p := range pairs {
-			tags = append(tags, p.Source, p.Target)
-		}
-		e.langs = lang.NewSetOfTags(c.langs, tags)
-		s.hot[i].langs = e.langs
 	}
 }
+
+// pairSides returns p's source and target.
+func pairSides(p LanguagePair) (src, tgt language.Tag) { return p.Source, p.Target }
 
 // discovers reports whether discoverLanguages asks any engine of s.
 func (s *setup) discovers() bool {
