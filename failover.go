@@ -9,6 +9,7 @@ import (
 	"golang.org/x/text/language"
 
 	"github.com/fanyi-go/translate/internal/deadline"
+	"github.com/fanyi-go/translate/internal/runes"
 	"github.com/fanyi-go/translate/internal/segment"
 )
 
@@ -420,7 +421,7 @@ func (w *walk) othersLeft(e *engine) bool {
 // resplit asks for smaller segments after a TextTooLong answer, once per engine.
 func (w *walk) resplit(e *engine) bool {
 	j := w.j
-	l := runeCount(longest(j.split.Parts[j.next:]))
+	l := runeCount(runes.Longest(j.split.Parts[j.next:]))
 	if j.pack || j.resplitBy == e || l <= 1 { // a pack is split by its texts (TranslateBatch)
 		return false
 	}
@@ -476,16 +477,6 @@ func (c *Client) backoff(d time.Duration, n int, r *request) time.Duration {
 		d *= 4
 	}
 	return time.Duration(float64(d) * (0.8 + 0.4*unit(c.draw(r))))
-}
-
-func longest(ss []string) string {
-	l := ""
-	for _, s := range ss {
-		if len(s) > len(l) {
-			l = s
-		}
-	}
-	return l
 }
 
 // job is the text of one request as the engines see it: one part, or the segments of a long
