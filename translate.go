@@ -440,7 +440,7 @@ func (c *Client) reuse(prev *Result, reqID string, t0 time.Time) *Result {
 func (c *Client) run(ctx context.Context, r *request, b *resultBuf, stale *cacheEntry, now int64, sc *scratch) (*Result, error) {
 	res := &b.Result
 	r.id = res.RequestID
-	start, end := walkClock(ctx, r)
+	start, end := deadline.Span(ctx, r.t0, r.s.deadline) // r.s.deadline: at most an hour (options.validate)
 	w := walk{c: c, ctx: ctx, r: r, stale: stale, plan: planFor(r), attempts: res.Attempts,
 		deadline: end, now: now, start: start, ended: start, sc: sc}
 	if p := r.prior; p != nil {

@@ -63,3 +63,20 @@ func Cap(s string, n int) string {
 	}
 	return s[:cut] + "..."
 }
+
+// Fit returns how many of the first parts go in one call of at most maxTexts parts and
+// maxChars code points in all (no character limit when maxChars <= 0): at least one when
+// parts has any, however long it is.
+func Fit(parts []string, maxTexts, maxChars int) int {
+	n := min(len(parts), maxTexts)
+	if maxChars <= 0 || n <= 1 {
+		return n
+	}
+	sum := 0
+	for k, p := range parts[:n] {
+		if sum += Count(p); sum > maxChars && k > 0 {
+			return k
+		}
+	}
+	return n
+}

@@ -85,3 +85,25 @@ func TestCap(t *testing.T) {
 		}
 	}
 }
+
+func TestFit(t *testing.T) {
+	tests := []struct {
+		name               string
+		parts              []string
+		maxTexts, maxChars int
+		want               int
+	}{
+		{"none", nil, 10, 5, 0},
+		{"text limit", []string{"a", "b", "c"}, 2, 0, 2},
+		{"no char limit", []string{"aaaa", "bbbb"}, 10, 0, 2},
+		{"chars fit", []string{"ab", "cd"}, 10, 4, 2},
+		{"chars overflow", []string{"ab", "cd", "e"}, 10, 4, 2},
+		{"first alone too long", []string{"abcdef", "g"}, 10, 4, 1},
+		{"counted in code points", []string{"日本", "語x"}, 10, 4, 2},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, Fit(tt.parts, tt.maxTexts, tt.maxChars)); diff != "" {
+			t.Errorf("%s: Fit(%q, %d, %d) (-want +got):\n%s", tt.name, tt.parts, tt.maxTexts, tt.maxChars, diff)
+		}
+	}
+}
