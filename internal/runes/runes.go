@@ -66,12 +66,21 @@ func Cap(s string, n int) string {
 
 // Fit returns how many of the first parts go in one call of at most maxTexts parts and
 // maxChars code points in all (no character limit when maxChars <= 0): at least one when
-// parts has any, however long it is.
+// parts has any, however long it is. It inlines: one part, or no character limit, costs
+// no call.
 func Fit(parts []string, maxTexts, maxChars int) int {
-	n := min(len(parts), maxTexts)
-	if maxChars <= 0 || n <= 1 {
-		return n
+	if maxChars > 0 && len(parts) > 1 {
+		return fitChars(parts, maxTexts, maxChars)
 	}
+	return min(len(parts), maxTexts)
+}
+
+// fitChars is Fit for two parts or more under a character limit. It is kept out of line
+// so that Fit stays under the inlining budget.
+//
+//go:noinline
+func fitChars(parts []string, maxTexts, maxChars int) int {
+	n := min(len(parts), maxTexts)
 	sum := 0
 	for k, p := range parts[:n] {
 		if sum += Count(p); sum > maxChars && k > 0 {

@@ -95,6 +95,7 @@ func TestFit(t *testing.T) {
 	}{
 		{"none", nil, 10, 5, 0},
 		{"text limit", []string{"a", "b", "c"}, 2, 0, 2},
+		{"text limit under a char limit", []string{"a", "b", "c"}, 2, 10, 2},
 		{"no char limit", []string{"aaaa", "bbbb"}, 10, 0, 2},
 		{"chars fit", []string{"ab", "cd"}, 10, 4, 2},
 		{"chars overflow", []string{"ab", "cd", "e"}, 10, 4, 2},
