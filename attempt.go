@@ -11,6 +11,7 @@ import (
 	"github.com/fanyi-go/translate/internal/deadline"
 	"github.com/fanyi-go/translate/internal/httpx/retryafter"
 	"github.com/fanyi-go/translate/internal/placeholder"
+	"github.com/fanyi-go/translate/internal/runes"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/fanyi-go/translate/internal/quota"
@@ -481,18 +482,8 @@ func classify(actx, ctx context.Context, e *engine, err error) error {
 // capMessage drops a leading "<engine>: " (the error names the engine already) and cuts
 // the message to maxMessage bytes on a rune boundary.
 func capMessage(msg, engine string) string {
-	msg = strings.TrimPrefix(msg, engine+": ")
-	if len(msg) <= maxMessage {
-		return msg
-	}
-	cut := maxMessage
-	for cut > 0 && !utf8RuneStart(msg[cut]) {
-		cut--
-	}
-	return msg[:cut] + "..."
+	return runes.Cap(strings.TrimPrefix(msg, engine+": "), maxMessage)
 }
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // react applies what a failure says about the engine beyond this request: an unsupported
 // pair is remembered, an unauthorized engine set aside, an exhausted quota keeps it out

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/text/language"
 
 	"github.com/fanyi-go/translate/internal/deadline"
+	"github.com/fanyi-go/translate/internal/runes"
 	"github.com/fanyi-go/translate/internal/segment"
 )
 
@@ -53,22 +54,9 @@ type walk struct {
 // r.t0 is set.
 func (c *Client) newWalk(ctx context.Context, r *request, b *resultBuf, stale *cacheEntry, now int64, sc *scratch) walk {
 	r.id = b.RequestID
-	start, end := walkClock(ctx, r)
+	start, end := deadline.Span(ctx, r.t0, r.s.deadline) // r.s.deadline: at most an hour (options.validate)
 	return walk{c: c, ctx: ctx, r: r, stale: stale, plan: planFor(r), attempts: b.Attempts,
 		deadline: end, now: now, start: start, ended: start, sc: sc}
-}
-
-// walkClock returns when r started (r.t0) and when it must end, on deadline.Now's clock:
-// the Client's deadline after r.t0, or ctx's when it comes first. A ctx deadline already past
-// at the start counts as the start: the request fails at once, as with any deadline past,
-// and no instant lies so far back that the walk's arithmetic on it could overflow.
-func walkClock(ctx context.Context, r *request) (start, end int64) {
-	start = deadline.At(r.t0)
-	end = start + int64(r.s.deadline) // at most an hour (options.validate)
-	if d, ok := ctx.Deadline(); ok {
-		end = min(end, max(deadline.At(d), start))
-	}
-	return start, end
 }
 
 // left returns the time left before the request's deadline: a clock read.
@@ -420,7 +408,7 @@ func (w *walk) othersLeft(e *engine) bool {
 // resplit asks for smaller segments after a TextTooLong answer, once per engine.
 func (w *walk) resplit(e *engine) bool {
 	j := w.j
-	l := runeCount(longest(j.split.Parts[j.next:]))
+	l := runeCount(runes.Longest(j.split.Parts[j.next:]))
 	if j.pack || j.resplitBy == e || l <= 1 { // a pack is split by its texts (TranslateBatch)
 		return false
 	}
@@ -472,20 +460,7 @@ func (w *walk) fail(err error) error {
 // backoff returns the wait before retry n+1 (n calls made) on the same engine: d (Backoff) x
 // 4^(n-1), with +-20% jitter.
 func (c *Client) backoff(d time.Duration, n int, r *request) time.Duration {
-	for i := 1; i < n; i++ {
-		d *= 4
-	}
-	return time.Duration(float64(d) * (0.8 + 0.4*unit(c.draw(r))))
-}
-
-func longest(ss []string) string {
-	l := ""
-	for _, s := range ss {
-		if len(s) > len(l) {
-			l = s
-		}
-	}
-	return l
+	return deadline.Backoff(d, n, unit(c.draw(r)))
 }
 
 // job is the text of one request as the engines see it: one part, or the segments of a long
@@ -551,16 +526,7 @@ func (j *job) batch(e *engine) []string {
 	if !j.pack && j.fid == nil {
 		j.split.SplitFrom(j.next, perText)
 	}
-	n := min(len(j.split.Parts)-j.next, e.prof.MaxTexts)
-	if maxChars > 0 && n > 1 {
-		sum := 0
-		for k, p := range j.split.Parts[j.next : j.next+n] {
-			if sum += runeCount(p); sum > maxChars && k > 0 {
-				n = k
-				break
-			}
-		}
-	}
+	n := runes.Fit(j.split.Parts[j.next:], e.prof.MaxTexts, maxChars)
 	return j.split.Parts[j.next : j.next+n]
 }
 

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"math"
-	"math/rand/v2"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -94,23 +92,6 @@ func TestOneTextSpreadsOverStripes(t *testing.T) {
 		k := n % health.Stripes
 		if calls[k] != 1 || served[k] != 1 {
 			t.Errorf("request %d (stripe %d): stripes hold calls %v, served %v; want 1 and 1 in stripe %d", i+1, k, calls, served, k)
-		}
-	}
-}
-
-// TestRequestIDIsHex: a generated request id is the two random words in hex, as
-// hex.Encode of their big-endian bytes writes them.
-func TestRequestIDIsHex(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	words := []uint64{0, math.MaxUint64, 0x0123456789abcdef, 0xfedcba9876543210, 0x0a0b0c0d0e0f0900}
-	for range 1000 {
-		words = append(words, r.Uint64())
-	}
-	for _, x := range words {
-		var got [16]byte
-		putHex(got[:], x)
-		if want := fmt.Sprintf("%016x", x); string(got[:]) != want {
-			t.Fatalf("putHex(%#x) = %q, want %q", x, got[:], want)
 		}
 	}
 }

@@ -2,24 +2,20 @@ package translate
 
 import (
 	"context"
-	"encoding/binary"
 	"hash/maphash"
-	"math/bits"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
-	"unsafe"
-
-	"math/rand/v2"
 
 	"github.com/fanyi-go/translate/internal/clock"
 	"github.com/fanyi-go/translate/internal/deadline"
 	"github.com/fanyi-go/translate/internal/gate"
 	"github.com/fanyi-go/translate/internal/lang"
 	"github.com/fanyi-go/translate/internal/quota"
+	"github.com/fanyi-go/translate/internal/reqid"
+	"github.com/fanyi-go/translate/internal/runes"
 )
 
 // Request is one text to translate. Only Text and Target are required.
@@ -444,7 +440,7 @@ func (c *Client) reuse(prev *Result, reqID string, t0 time.Time) *Result {
 func (c *Client) run(ctx context.Context, r *request, b *resultBuf, stale *cacheEntry, now int64, sc *scratch) (*Result, error) {
 	res := &b.Result
 	r.id = res.RequestID
-	start, end := walkClock(ctx, r)
+	start, end := deadline.Span(ctx, r.t0, r.s.deadline) // r.s.deadline: at most an hour (options.validate)
 	w := walk{c: c, ctx: ctx, r: r, stale: stale, plan: planFor(r), attempts: res.Attempts,
 		deadline: end, now: now, start: start, ended: start, sc: sc}
 	if p := r.prior; p != nil {
@@ -633,7 +629,7 @@ func (c *Client) prepareKey(req *Request, r *request) error {
 	if err := checkFields(req); err != nil {
 		return err
 	}
-	chars, blank, valid := scanText(req.Text)
+	chars, blank, valid := runes.Scan(req.Text)
 	switch {
 	case blank:
 		return invalid("Text is empty")
@@ -717,37 +713,8 @@ func (c *Client) prepareLangs(req *Request, r *request) error {
 
 func invalid(msg string) error { return &Error{Kind: KindInvalidInput, Message: msg} }
 
-// scanText counts the code points of s and reports whether it is blank (empty or white
-// space only) and valid UTF-8, in one pass for ASCII text.
-func scanText(s string) (chars int, blank, valid bool) {
-	i := 0
-	for ; i+8 <= len(s); i += 8 { // eight bytes at a time while they are ASCII
-		if binary.LittleEndian.Uint64([]byte(s[i:i+8]))&0x8080808080808080 != 0 {
-			break
-		}
-	}
-	for ; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return utf8.RuneCountInString(s), strings.TrimSpace(s) == "", utf8.ValidString(s)
-		}
-	}
-	for i := 0; i < len(s); i++ {
-		if b := s[i]; b != ' ' && (b < '\t' || b > '\r') {
-			return len(s), false, true
-		}
-	}
-	return len(s), true, true
-}
-
 // runeCount counts code points: the standard characters quotas and costs are counted in.
-func runeCount(s string) int {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return utf8.RuneCountInString(s)
-		}
-	}
-	return len(s)
-}
+func runeCount(s string) int { return runes.Count(s) }
 
 // resultBuf is a Result allocated together with its first attempts and its request id, so
 // a request costs one allocation for its answer (240 bytes).
@@ -782,32 +749,7 @@ func (b *resultBuf) init(reqID string) {
 }
 
 // requestID returns id, or a new random 128-bit id written in hex into buf.
-func requestID(id string, buf *[32]byte) string {
-	if id != "" {
-		return id
-	}
-	putHex(buf[:16], rand.Uint64())
-	putHex(buf[16:], rand.Uint64())
-	return unsafe.String(&buf[0], len(buf))
-}
-
-// putHex writes x into dst[:16] in lowercase hex, as hex.Encode writes its big-endian
-// bytes, eight digits at a time (hex.Encode's loop was a tenth of a miss's id).
-func putHex(dst []byte, x uint64) {
-	binary.LittleEndian.PutUint64(dst[:8], hexDigits(uint32(x>>32)))
-	binary.LittleEndian.PutUint64(dst[8:16], hexDigits(uint32(x)))
-}
-
-// hexDigits returns the eight hex digits of x, the most significant in the lowest byte.
-func hexDigits(x uint32) uint64 {
-	n := uint64(x) // spread the nibbles, one a byte: nibble i in byte i
-	n = (n | n<<16) & 0x0000ffff0000ffff
-	n = (n | n<<8) & 0x00ff00ff00ff00ff
-	n = (n | n<<4) & 0x0f0f0f0f0f0f0f0f
-	n = bits.ReverseBytes64(n)
-	letters := (n + 0x0606060606060606) >> 4 & 0x0101010101010101 // 1 in each byte >= 10
-	return n + 0x3030303030303030 + letters*('a'-'0'-10)
-}
+func requestID(id string, buf *[32]byte) string { return reqid.Or(id, buf) }
 
 // scratch is what a request needs only while it runs: the first attempt's engine request,
 // call and context, the text as one part, and the candidate buffer. It is pooled.

@@ -1,6 +1,7 @@
 package deadline
 
 import (
+	"context"
 	"math"
 	"time"
 	"unicode/utf8"
@@ -47,4 +48,27 @@ func Grown(base, perK time.Duration, texts []string) time.Duration {
 // to be made, and none is starved by the reserves of the calls after it.
 func Reserve(total, left time.Duration) time.Duration {
 	return max(0, min(total/4, left/2))
+}
+
+// Span returns when a request that started at t0 starts and must end, on Now's clock: total
+// after t0, or ctx's deadline when it comes first. A ctx deadline already past at the start
+// counts as the start: the request fails at once, as with any deadline past, and no instant
+// lies so far back that arithmetic on it could overflow. total must be far from overflowing
+// (the Client bounds it by an hour).
+func Span(ctx context.Context, t0 time.Time, total time.Duration) (start, end int64) {
+	start = At(t0)
+	end = start + int64(total)
+	if d, ok := ctx.Deadline(); ok {
+		end = min(end, max(At(d), start))
+	}
+	return start, end
+}
+
+// Backoff returns the wait before retry n+1 (n calls made): d x 4^(n-1), scaled by 0.8 +
+// 0.4u for a draw u in [0, 1) (+-20% jitter).
+func Backoff(d time.Duration, n int, u float64) time.Duration {
+	for i := 1; i < n; i++ {
+		d *= 4
+	}
+	return time.Duration(float64(d) * (0.8 + 0.4*u))
 }
