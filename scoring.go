@@ -162,10 +162,6 @@ func (p Pool) String() string {
 	return "pool(" + itoa(int(p)) + ")"
 }
 
-// healthFolds is how many folds the recent error rate spans (one minute at 10s); the
-// success rate and latency of availability span five minutes (quality.go).
-const healthFolds = health.Folds
-
 // minFoldCalls is how many calls a fold needs to move an engine's standing.
 const minFoldCalls = 5
 
@@ -200,7 +196,7 @@ type view struct {
 // foldState is an engine's availability window and pool standing between folds.
 type foldState struct {
 	mu              sync.Mutex
-	health.Standing               // the last healthFolds folds' calls, and demotion
+	health.Standing               // calls of the last health.Folds folds (a minute at 10s); demotion
 	win             health.Window // the last five minutes' calls (availability)
 	lastRate        float64       // requests per second over the last fold
 }
@@ -413,13 +409,8 @@ func (c *Client) langID(tag string) int {
 	return in.ID
 }
 
-// parsePairKey splits a PairQuality key, "en-de", "*-ja", "zh-Hant-en" or "en-de/legal",
-// into its source, target ("*" for any) and scene (-1 for none).
-func parsePairKey(key string) (src, tgt string, scene int, err error) {
-	return lang.ParseKey(key, sceneNames[:])
-}
-
-// validatePairQuality checks PairQuality's keys and values (0..100).
+// validatePairQuality checks PairQuality's keys (lang.ParseKey: "en-de", "*-ja",
+// "zh-Hant-en", "en-de/legal") and values (0..100).
 func validatePairQuality(field string, m map[string]float64) error {
 	if name, problem := lang.CheckKeys(m, sceneNames[:]); problem != "" {
 		return configError(field, name+": "+problem)

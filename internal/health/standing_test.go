@@ -39,7 +39,7 @@ func TestStandingJudge(t *testing.T) {
 		steps []step
 	}{
 		{"one drop keeps", 0, []step{{1, 0.84, false, false}, {0.84, 0.84, false, false}}},
-		{"two drops demote", 0, []step{{1, 0.84, false, false}, {0.84, 0.7, true, false}}},
+		{"two drops demote", 0.5, []step{{1, 0.84, false, false}, {0.84, 0.7, true, false}}},
 		{"drops of 14% keep", 0.5, []step{{1, 0.86, false, false}, {0.86, 0.74, false, false}, {0.74, 0.64, false, false}}},
 		{"under minimum demotes", 0, []step{{0.9, 0.79, true, false}}},
 		{"two good folds bring back", 0, []step{{0.9, 0.5, true, false}, {0.5, 0.9, true, false}, {0.9, 0.9, false, false}}},

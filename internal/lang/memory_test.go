@@ -109,8 +109,8 @@ func TestBuildPairTable(t *testing.T) {
 	if diff := cmp.Diff([]float64{80, 95, 80}, p.Q); diff != "" {
 		t.Errorf("Q of en-de (-want +got):\n%s", diff)
 	}
-	if _, has := BuildPairTable(map[string]float64{"en-de/chat": 1}, scenes, func(string) int { return 1 },
-		func(int, float64) float64 { return 1 }); has != 0b100 {
-		t.Errorf("has %b, want 100", has)
+	if _, has := BuildPairTable(map[string]float64{"en-de/chat": 1, "ja-de/legal": 1}, scenes,
+		func(tag string) int { return ids[tag] }, func(int, float64) float64 { return 1 }); has != 0b110 {
+		t.Errorf("has %b, want 110", has)
 	}
 }

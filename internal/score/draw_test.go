@@ -24,6 +24,9 @@ func TestStripeNext(t *testing.T) {
 	if diff := cmp.Diff(want, draws(7, 0)); diff != "" {
 		t.Errorf("stripe 0 (-want +got):\n%s", diff)
 	}
+	if diff := cmp.Diff([]uint64{Mix(seed + 1<<56 + g)}, draws(7, 1)[:1]); diff != "" {
+		t.Errorf("stripe 1 (-want +got):\n%s", diff)
+	}
 	if cmp.Equal(draws(7, 0), draws(7, 1)) || cmp.Equal(draws(7, 0), draws(8, 0)) {
 		t.Error("another stripe or seed draws the same")
 	}

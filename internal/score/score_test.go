@@ -86,6 +86,7 @@ func TestCheckWeights(t *testing.T) {
 		{[4]float64{0.5, -0.1, 0.3, 0.3}, res{"Availability", "must be within 0..0.5", false}},
 		{[4]float64{0.3, 0.3, math.NaN(), 0.1}, res{"Speed", "must be within 0..0.5", false}},
 		{[4]float64{0.2, 0.2, 0.2, 0.4}, res{"Cost", "must be at most 0.3", false}},
+		{[4]float64{0.3, 0.2, 0.18, 0.32}, res{"Cost", "must be at most 0.3", false}},
 		{[4]float64{0.2, 0.2, 0.2, 0.2}, res{"", "must sum to 1", false}},
 	}
 	for _, tt := range tests {
@@ -128,10 +129,10 @@ func TestSet(t *testing.T) {
 
 func TestRaiseTo(t *testing.T) {
 	var a atomic.Int64
-	for _, t0 := range []int64{5, 3, 9, 9, 7} {
+	for _, t0 := range []int64{5, 3, 9, 9, 7, 10, 9} {
 		RaiseTo(&a, t0)
 	}
-	if got := a.Load(); got != 9 {
-		t.Errorf("got %d, want 9", got)
+	if got := a.Load(); got != 10 {
+		t.Errorf("got %d, want 10", got)
 	}
 }
