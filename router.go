@@ -617,7 +617,7 @@ func sticky(h uint64, engines []*engine, cands []candidate) *engine {
 // inCanary reports whether the user (by hash) falls in the engine's canary share. The share
 // is a threshold on a stable per-user number, so raising it keeps every user who was in.
 func inCanary(userHash uint64, e *engine) bool {
-	return score.InShare(userHash, e.nameHash, e.canaryShare())
+	return float64(mix(userHash^e.nameHash)%10000) < e.canaryShare()*100
 }
 
 // rngStripes spreads the seeded random sequence over independent counters, so parallel

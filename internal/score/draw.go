@@ -52,12 +52,5 @@ func Rendezvous(h, key uint64, w float64) float64 {
 	return -w / math.Log(Unit(Mix(h^key)))
 }
 
-// InShare reports whether the user (by hash) falls in a share (percent, 0..100) of users
-// of key (a hash of its name). The share is a threshold on a stable per-user number, so
-// raising it keeps every user who was in.
-func InShare(userHash, key uint64, percent float64) bool {
-	return float64(Mix(userHash^key)%10000) < percent*100
-}
-
 // Drawn returns how many numbers the stripe has given.
 func (s *Stripe) Drawn() uint64 { return s.n.Load() }

@@ -86,29 +86,3 @@ func TestRendezvous(t *testing.T) {
 		t.Errorf("weight 3 against 1 wins %.3f, want 0.75", share)
 	}
 }
-
-// InShare: a stable threshold, so raising the share keeps every user who was in.
-func TestInShare(t *testing.T) {
-	in10, in30 := 0, 0
-	for u := range uint64(10000) {
-		a, b := InShare(Mix(u), 5, 10), InShare(Mix(u), 5, 30)
-		if a && !b {
-			t.Fatal("a user in the 10% share is out of the 30% one")
-		}
-		in10 += b2i(a)
-		in30 += b2i(b)
-	}
-	if math.Abs(float64(in10)/10000-0.1) > 0.02 || math.Abs(float64(in30)/10000-0.3) > 0.02 {
-		t.Errorf("shares 10%% and 30%% take %d and %d of 10000", in10, in30)
-	}
-	if InShare(1, 5, 0) || !InShare(1, 5, 100) {
-		t.Error("share 0 takes someone, or 100 leaves someone out")
-	}
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
