@@ -1,10 +1,10 @@
 package translate
 
 import (
-	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sort"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -309,7 +309,11 @@ func reasonKind(why reason) Kind {
 
 // joinReasons writes "a: why; b: why" in engine name order.
 func joinReasons(m map[string]string) string {
-	names := slices.Sorted(maps.Keys(m))
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
 	var b strings.Builder
 	for i, n := range names {
 		if i > 0 {
