@@ -13,10 +13,10 @@ func TestUnsupportedPairsBounded(t *testing.T) {
 	for i := range 300_000 {
 		p.add(i, i+1)
 	}
-	if n := p.len(); n > maxUnsupportedPairs {
+	if n := p.Len(); n > maxUnsupportedPairs {
 		t.Fatalf("remembered %d pairs, want at most %d", n, maxUnsupportedPairs)
 	}
-	if !p.has(299_999, 300_000) {
+	if !p.Has(299_999, 300_000) {
 		t.Error("the newest pair was forgotten")
 	}
 }

@@ -165,6 +165,6 @@ func (w *walk) joinLong(res *Result, split segment.Segments, lt *longText) (*Res
 
 // clone returns a copy of s that shares no memory with it.
 func (s set) clone() set {
-	s.big = slices.Clone(s.big)
+	s.Set = s.Set.Clone()
 	return s
 }

@@ -16,7 +16,7 @@ import (
 func drawsTaken(c *Client) uint64 {
 	var n uint64
 	for i := range c.rng {
-		n += c.rng[i].n.Load()
+		n += c.rng[i].Drawn()
 	}
 	return n
 }

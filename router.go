@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/fanyi-go/translate/internal/health"
 	"github.com/fanyi-go/translate/internal/lang"
 	"github.com/fanyi-go/translate/internal/quota"
+	"github.com/fanyi-go/translate/internal/score"
 )
 
 // engine is an Engine as one configuration (setup) has it: its profile and what follows
@@ -82,7 +82,7 @@ type engineLive struct {
 	// (breaker.sync keeps it). It errs only towards more: a breaker a reconfiguration
 	// dropped while it was open counts on, and filter then asks exclude, which knows.
 	brOut atomic.Int32
-	unsup atomic.Bool // pairMemory.any of the engine's unsupported pairs
+	unsup atomic.Bool // set with the first of the engine's unsupported pairs (pairMemory.add)
 }
 
 // calm reports whether the engine is in service, every breaker of it closed, and no pair
@@ -131,61 +131,32 @@ func (e *engine) clear(flag uint32) bool { return e.flags.And(^flag)&flag != 0 }
 // outFor takes the engine out until t (unix nanos) through field f (outUntil or coolUntil).
 func (e *engine) outFor(f *atomic.Int64, t int64) {
 	f.Store(t)
-	for {
-		old := e.offUntil.Load()
-		if old >= t || e.offUntil.CompareAndSwap(old, t) {
-			return
-		}
-	}
+	score.RaiseTo(&e.offUntil, t)
 }
 
 // maxUnsupportedPairs bounds the pairs an engine's refusals are remembered for: the pairs
 // come from user input, and past the bound the oldest memory is dropped.
-const maxUnsupportedPairs = 4096
+const maxUnsupportedPairs = lang.MaxRemembered
 
 // pairMemory remembers language pairs an engine refused, up to maxUnsupportedPairs; when
 // full it starts over (the engine is asked again, and refuses again).
 type pairMemory struct {
-	any  atomic.Bool  // fast path: nothing remembered
-	mark *atomic.Bool // set with any, for filter (engineLive.unsup); nil: none
-	mu   sync.RWMutex
-	m    map[uint64]struct{}
-}
-
-func (p *pairMemory) has(src, tgt int) bool {
-	if !p.any.Load() {
-		return false
-	}
-	p.mu.RLock()
-	_, ok := p.m[lang.PairKey(src, tgt)]
-	p.mu.RUnlock()
-	return ok
+	lang.PairMemory
+	mark *atomic.Bool // set with every pair remembered, for filter (engineLive.unsup); nil: none
 }
 
 func (p *pairMemory) add(src, tgt int) {
-	p.mu.Lock()
-	if p.m == nil || len(p.m) >= maxUnsupportedPairs {
-		p.m = make(map[uint64]struct{})
-	}
-	p.m[lang.PairKey(src, tgt)] = struct{}{}
-	p.mu.Unlock()
-	p.any.Store(true)
+	p.Add(src, tgt)
 	if p.mark != nil {
 		p.mark.Store(true)
 	}
-}
-
-func (p *pairMemory) len() int {
-	p.mu.RLock()
-	defer p.mu.RUnlock()
-	return len(p.m)
 }
 
 func (e *engine) supports(src, tgt int) bool {
 	if !e.langs.Has(tgt) || (src != 0 && !e.langs.Has(src)) {
 		return false
 	}
-	return !e.unsupported.has(src, tgt)
+	return !e.unsupported.Has(src, tgt)
 }
 
 // fallbackOnly reports whether the engine serves only when the normal pool has failed.
@@ -216,47 +187,13 @@ type request struct {
 }
 
 // set is a small bitset of engine indices.
-type set struct {
-	small [2]uint64
-	big   []uint64
-	n     int // additions; 0 means empty, the common case on a first decision
-}
+type set struct{ score.Set }
 
-func (s *set) has(i int) bool {
-	if s.n == 0 {
-		return false
-	}
-	u := uint(i)
-	if u < 128 {
-		return s.small[u>>6]&(1<<(u&63)) != 0
-	}
-	j := u>>6 - 2
-	return j < uint(len(s.big)) && s.big[j]&(1<<(u&63)) != 0
-}
+func (s *set) has(i int) bool { return s.Set.Has(i) }
 
-// del removes i (n stays: it only tells an empty set apart).
-func (s *set) del(i int) {
-	if i < 128 {
-		s.small[i/64] &^= 1 << (i % 64)
-		return
-	}
-	if j := i/64 - 2; j < len(s.big) {
-		s.big[j] &^= 1 << (i % 64)
-	}
-}
+func (s *set) del(i int) { s.Set.Del(i) }
 
-func (s *set) add(i int) {
-	s.n++
-	if i < 128 {
-		s.small[i/64] |= 1 << (i % 64)
-		return
-	}
-	j := i/64 - 2
-	for len(s.big) <= j {
-		s.big = append(s.big, 0)
-	}
-	s.big[j] |= 1 << (i % 64)
-}
+func (s *set) add(i int) { s.Set.Add(i) }
 
 // stage is one step of a request's plan: which engines it may draw from.
 type stage uint8
@@ -449,14 +386,7 @@ func placeRule(e *engine, r *request) reason {
 	return reasonNone
 }
 
-func regionAllowed(region string, allowed []string) bool {
-	for _, a := range allowed {
-		if a == region {
-			return true
-		}
-	}
-	return false
-}
+func regionAllowed(region string, allowed []string) bool { return slices.Contains(allowed, region) }
 
 // classRule applies the priority and budget rules: normal requests never reach premium
 // engines unless pinned; past EconomyAt of the daily budget premium engines serve nobody;
@@ -542,7 +472,7 @@ func (e *engine) weightFor(v *view, r *request, now int64) float64 {
 		w *= v.restyle
 	}
 	if e.quotaLimited {
-		w *= quotaWeight(e.q.Left(now), e.prof.Quota)
+		w *= score.QuotaWeight(e.q.Left(now), e.prof.Quota)
 	}
 	return w
 }
@@ -681,7 +611,7 @@ func sticky(h uint64, engines []*engine, cands []candidate) *engine {
 			continue
 		}
 		e := engines[cd.i]
-		if v := -cd.w / math.Log(unit(mix(h^e.nameHash))); v > bestV {
+		if v := score.Rendezvous(h, e.nameHash, cd.w); v > bestV {
 			best, bestV = e, v
 		}
 	}
@@ -697,50 +627,27 @@ func inCanary(userHash uint64, e *engine) bool {
 // rngStripes spreads the seeded random sequence over independent counters, so parallel
 // requests seldom share one (the draw is still a pure function of the seed and the request
 // sequence per stripe).
-const rngStripes = 8
+const rngStripes = score.Stripes
 
-// rngStripe is one counter of the seeded sequence, alone on its cache line: the padding on
-// both sides keeps it off the lines of its neighbours, whatever the Client's alignment. The
-// Client's hot read-only fields (its configuration, clock and seed) sit just before the
+// rngStripe is one counter of the seeded sequence, alone on its cache line (score.Stripe).
+// The Client's hot read-only fields (its configuration, clock and seed) sit just before the
 // stripes: a counter sharing their line made every seeded draw slow down every request
 // on the other cores.
-type rngStripe struct {
-	_ [64]byte
-	n atomic.Uint64
-	_ [56]byte
-}
+type rngStripe = score.Stripe
 
 // draw returns a uniform 64-bit number for r: from the runtime's per-P source, or with
-// WithSeed from the seeded sequence of r's stripe (rngStripeOf its text, worked out here:
+// WithSeed from the seeded sequence of r's stripe (score.StripeOf its text, worked out here:
 // most requests never draw).
 func (c *Client) draw(r *request) uint64 {
 	if !c.seeded {
 		return rand.Uint64()
 	}
-	stripe := rngStripeOf(r.Text)
-	s := &c.rng[stripe%rngStripes]
-	return mix(c.seed + uint64(stripe)<<56 + s.n.Add(1)*0x9e3779b97f4a7c15)
-}
-
-// rngStripeOf picks a text's stripe of the seeded sequence: a fixed function of the text
-// (not of the Client's random hash seed), so the same seed and requests draw the same.
-func rngStripeOf(text string) uint8 {
-	h := uint32(2166136261)
-	for i := 0; i < len(text) && i < 16; i++ {
-		h = (h ^ uint32(text[i])) * 16777619
-	}
-	return uint8((h ^ uint32(len(text))) % rngStripes)
+	stripe := score.StripeOf(r.Text)
+	return c.rng[stripe%rngStripes].Next(c.seed, stripe)
 }
 
 // mix is the splitmix64 finaliser.
-func mix(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
-}
+func mix(x uint64) uint64 { return score.Mix(x) }
 
-// unit maps x to (0,1).
-func unit(x uint64) float64 { return (float64(x>>11) + 0.5) / (1 << 53) }
+// unit maps x to (0,1] (score.Unit).
+func unit(x uint64) float64 { return score.Unit(x) }

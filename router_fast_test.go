@@ -96,10 +96,7 @@ func shuffleState(c *Client, rng *rand.Rand, now int64) {
 				e.brOut.Add(1) // as breaker.sync counts a move away from closed
 			}
 		}
-		e.unsupported.mu.Lock()
-		e.unsupported.m = nil
-		e.unsupported.mu.Unlock()
-		e.unsupported.any.Store(false)
+		e.unsupported.Forget()
 		e.unsup.Store(false)
 		if rng.IntN(6) == 0 {
 			src, _ := c.langs.Lookup(fastLangs[rng.IntN(len(fastLangs))])

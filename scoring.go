@@ -2,10 +2,7 @@ package translate
 
 import (
 	"cmp"
-	"errors"
-	"maps"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,6 +10,7 @@ import (
 
 	"github.com/fanyi-go/translate/internal/health"
 	"github.com/fanyi-go/translate/internal/lang"
+	"github.com/fanyi-go/translate/internal/score"
 )
 
 // Weights are the score weights of quality, availability, speed and cost. Each is at most
@@ -24,19 +22,8 @@ type Weights struct{ Quality, Availability, Speed, Cost float64 }
 var DefaultWeights = Weights{Quality: 0.40, Availability: 0.25, Speed: 0.20, Cost: 0.15}
 
 func (w Weights) validate() error {
-	for _, f := range []struct {
-		name string
-		v    float64
-	}{{"Quality", w.Quality}, {"Availability", w.Availability}, {"Speed", w.Speed}, {"Cost", w.Cost}} {
-		if f.v < 0 || f.v > 0.5 || math.IsNaN(f.v) {
-			return configError("RoutingPolicy.Weights."+f.name, "must be within 0..0.5")
-		}
-	}
-	if w.Cost > 0.3 {
-		return configError("RoutingPolicy.Weights.Cost", "must be at most 0.3")
-	}
-	if s := w.Quality + w.Availability + w.Speed + w.Cost; math.Abs(s-1) > 1e-9 {
-		return configError("RoutingPolicy.Weights", "must sum to 1")
+	if name, problem, ok := score.CheckWeights(w.Quality, w.Availability, w.Speed, w.Cost); !ok {
+		return configError(strings.TrimSuffix("RoutingPolicy.Weights."+name, "."), problem)
 	}
 	return nil
 }
@@ -78,20 +65,14 @@ type Window struct {
 const maxPeakWindows = 24
 
 // has reports whether the time of day d (0..24h) falls in w.
-func (w Window) has(d time.Duration) bool {
-	if w.From <= w.To {
-		return d >= w.From && d < w.To
-	}
-	return d >= w.From || d < w.To
-}
+func (w Window) has(d time.Duration) bool { return score.InWindow(w.From, w.To, d) }
 
 // peak reports whether normal-priority requests go to free engines first at now (unix
 // nanos): within one of PeakHours, or, with FreeWhenBusy, while every paid engine's traffic
 // gate is closing.
 func (s *setup) peak(now int64) bool {
 	rp := &s.routing
-	day := int64(24 * time.Hour)
-	tod := time.Duration((now%day + day) % day) // the UTC time of day: Unix time has no leap seconds
+	tod := score.TimeOfDay(now)
 	for _, w := range rp.PeakHours {
 		if w.has(tod) {
 			return true
@@ -152,28 +133,11 @@ func Score(w Weights, quality, availability, speed, cost float64) float64 {
 
 // SpeedScore maps a latency to 0..100: 100 at 100ms or less, 0 at 10s or more, logarithmic
 // between. It is absolute, so microsecond differences never move traffic.
-func SpeedScore(latency time.Duration) float64 {
-	const lo, hi = 100 * time.Millisecond, 10 * time.Second
-	switch {
-	case latency <= lo:
-		return 100
-	case latency >= hi:
-		return 0
-	}
-	return 100 * math.Log(float64(hi)/float64(latency)) / math.Log(float64(hi)/float64(lo))
-}
-
-// maxCostPerMillion is the price that scores 0 on cost; cost is linear in price below it.
-const maxCostPerMillion = 50.0
+func SpeedScore(latency time.Duration) float64 { return score.Speed(latency) }
 
 // CostScore maps a price in credits per million characters to 0..100: 100 for free, 0 at
 // 50 or more, linear between.
-func CostScore(perMillion float64) float64 {
-	if perMillion <= 0 {
-		return 100
-	}
-	return math.Max(0, 100*(1-perMillion/maxCostPerMillion))
-}
+func CostScore(perMillion float64) float64 { return score.Cost(perMillion) }
 
 // Pool is where an engine stands in routing. The zero value is PoolNormal.
 type Pool uint8
@@ -198,32 +162,12 @@ func (p Pool) String() string {
 	return "pool(" + itoa(int(p)) + ")"
 }
 
-// healthFolds is how many folds the recent error rate spans (one minute at 10s); the
-// success rate and latency of availability span five minutes (quality.go).
-const healthFolds = 6
-
 // minFoldCalls is how many calls a fold needs to move an engine's standing.
 const minFoldCalls = 5
 
 // initialLatency is the EWMA latency assumed before an engine has been observed; the first
 // fold with successful calls replaces it with their mean.
 const initialLatency = 300 * time.Millisecond
-
-// ewmaAlpha weights the newest fold's mean latency in the EWMA.
-const ewmaAlpha = 0.3
-
-// quotaLow is the share of its quota below which an engine's weight falls (seed 000 §2.2).
-const quotaLow = 0.2
-
-// quotaWeight is what the weight of an engine with a quota is multiplied by: 1 while more
-// than 20% of quota is left, then left/(0.2 x quota), so traffic moves to the others before
-// the quota runs out (at 15% left 0.75, at 5% 0.25).
-func quotaWeight(left, quota int64) float64 {
-	if quota <= 0 || left < 0 {
-		return 1
-	}
-	return min(1, float64(left)/(quotaLow*float64(quota)))
-}
 
 // styleBonus is the score, in points, a Formal or Casual request adds to an engine that
 // restyles (Profile.Restyles): at the default temperature such an engine takes about 60% of
@@ -251,25 +195,14 @@ type view struct {
 
 // foldState is an engine's availability window and pool standing between folds.
 type foldState struct {
-	mu       sync.Mutex
-	winCalls [healthFolds]int64
-	winFails [healthFolds]int64
-	pos      int
-	win      health.Window // the last five minutes' calls (availability)
-	drops    int           // consecutive folds with an availability drop over 15%
-	good     int           // consecutive good folds (or passing probes) while demoted
-	demoted  bool
-	lastRate float64 // requests per second over the last fold
+	mu              sync.Mutex
+	health.Standing               // calls of the last health.Folds folds (a minute at 10s); demotion
+	win             health.Window // the last five minutes' calls (availability)
+	lastRate        float64       // requests per second over the last fold
 }
 
 // window returns the calls and failures in the window.
-func (f *foldState) window() (calls, fails int64) {
-	for i := range f.winCalls {
-		calls += f.winCalls[i]
-		fails += f.winFails[i]
-	}
-	return calls, fails
-}
+func (f *foldState) window() (calls, fails int64) { return f.Window() }
 
 // maybeFold folds every engine's statistics into its view when HealthEvery has passed. It
 // runs on the request path in whichever goroutine first sees the fold due; others go on.
@@ -312,49 +245,23 @@ func (c *Client) foldEngine(e *engine, now int64, secs float64) (from, to Pool, 
 	old := e.view.Load()
 	f := &e.fold
 	f.mu.Lock()
-	f.pos = (f.pos + 1) % healthFolds
-	f.winCalls[f.pos], f.winFails[f.pos] = s.Calls, s.Fails
+	f.Push(s.Calls, s.Fails)
 	f.win.Add(now, s)
 	f.lastRate = float64(s.Calls) / math.Max(secs, 1e-9)
 	nv := *old
 	if avail, ok := f.availability(now, e.prof.Timeout, health.Sample{}); ok && s.Calls >= minFoldCalls {
 		nv.avail = avail
-		c.judgeFold(f, old.avail, nv.avail, e.s.routing.MinHealth)
+		f.Judge(old.avail, nv.avail, e.s.routing.MinHealth)
 	}
-	if s.OKCalls > 0 {
-		nv.ewma = time.Duration(ewmaAlpha*float64(s.MeanLatency()) + (1-ewmaAlpha)*float64(old.ewma))
-		if !old.latSeen { // seeded from the first measured calls, not blended with the prior
-			nv.ewma, nv.latSeen = s.MeanLatency(), true
-		}
+	if s.OKCalls > 0 { // the first measured calls seed the EWMA: not blended with the prior
+		nv.ewma, nv.latSeen = health.EWMA(old.ewma, s.MeanLatency(), old.latSeen), true
 	}
-	nv.pool = poolOf(f.demoted)
-	nv.gate = trafficGate(f.lastRate, e.safeRate())
+	nv.pool = poolOf(f.Demoted())
+	nv.gate = score.TrafficGate(f.lastRate, e.safeRate())
 	f.mu.Unlock()
 	c.rebuildView(e, &nv)
 	e.view.Store(&nv)
 	return old.pool, nv.pool, nv.pool != old.pool
-}
-
-// judgeFold updates the demotion state after a fold with enough calls. f.mu is held.
-func (c *Client) judgeFold(f *foldState, was, now, minHealth float64) {
-	if was > 0 && (was-now)/was > 0.15 {
-		f.drops++
-	} else {
-		f.drops = 0
-	}
-	switch {
-	case f.drops >= 2 || now < minHealth:
-		f.demoted, f.good = true, 0
-	case f.demoted:
-		f.promote()
-	}
-}
-
-// promote counts one good fold or passing probe of a demoted engine; two bring it back.
-func (f *foldState) promote() {
-	if f.good++; f.good >= 2 {
-		f.demoted, f.good, f.drops = false, 0, 0
-	}
 }
 
 func poolOf(demoted bool) Pool {
@@ -370,14 +277,9 @@ func poolOf(demoted bool) Pool {
 func (c *Client) probePassed(e *engine) {
 	f := &e.fold
 	f.mu.Lock()
-	if !f.demoted {
-		f.mu.Unlock()
-		return
-	}
-	f.promote()
-	back := !f.demoted
+	back := f.Promote()
 	if back {
-		f.winCalls, f.winFails = [healthFolds]int64{}, [healthFolds]int64{}
+		f.ClearWindow()
 		f.win.Reset()
 	}
 	f.mu.Unlock()
@@ -392,9 +294,8 @@ func (c *Client) probePassed(e *engine) {
 func (c *Client) resetHealth(e *engine) {
 	f := &e.fold
 	f.mu.Lock()
-	f.winCalls, f.winFails = [healthFolds]int64{}, [healthFolds]int64{}
+	f.Reset()
 	f.win.Reset()
-	f.drops, f.good, f.demoted = 0, 0, false
 	f.mu.Unlock()
 	c.setStanding(e, 1, PoolNormal)
 }
@@ -426,22 +327,6 @@ func (e *engine) safeRate() float64 {
 		return e.prof.SafeRate
 	}
 	return e.prof.RateLimit
-}
-
-// trafficGate lowers an engine's weight as its recent rate nears its safe rate: 1 below 70%
-// of it, falling linearly to 0.1 at 100% and beyond.
-func trafficGate(rate, safe float64) float64 {
-	if safe <= 0 {
-		return 1
-	}
-	u := rate / safe
-	switch {
-	case u <= 0.7:
-		return 1
-	case u >= 1:
-		return 0.1
-	}
-	return 1 - 0.9*(u-0.7)/0.3
 }
 
 // rebuildView recomputes the scores, weights and scene rules of v.
@@ -487,15 +372,7 @@ func (e *engine) pairFactor(src, tgt int, scene Scene) float64 {
 	if e.pairQ == nil {
 		return 1 // inlined: engines without PairQuality pay a nil check
 	}
-	return e.pairQ.factor(src, tgt, scene)
-}
-
-// factor is the weight factor of the most specific entry for the pair and scene, 1 when none.
-func (q *pairQuality) factor(src, tgt int, scene Scene) float64 {
-	if p, ok := q.Find(src, tgt, int(scene)); ok {
-		return p.Fac[scene]
-	}
-	return 1
+	return e.pairQ.Factor(src, tgt, int(scene))
 }
 
 // sceneOK applies r's scene rules to e: the legal rule for r's pair (quality at least
@@ -517,24 +394,10 @@ func (c *Client) compilePairQuality(e *engine) {
 		return
 	}
 	rp := &e.s.routing
-	pq := &pairQuality{PairTable: lang.NewPairTable(len(e.prof.PairQuality))}
-	// Keys without a scene first, so that a key with one overrides them for its scene.
-	keys := slices.SortedFunc(maps.Keys(e.prof.PairQuality), func(a, b string) int {
-		return cmp.Compare(strings.Count(a, "/"), strings.Count(b, "/"))
+	t, has := lang.BuildPairTable(e.prof.PairQuality, sceneNames[:], c.langID, func(s int, q float64) float64 {
+		return math.Exp((q - e.quality[s]) * rp.Weights.Quality / rp.Temperature)
 	})
-	for _, key := range keys {
-		src, tgt, scene, _ := parsePairKey(key)
-		p := pq.Entry(c.langID(src), c.langID(tgt), len(sceneNames))
-		for s := range sceneNames {
-			if scene < 0 || s == scene {
-				p.Has |= 1 << s
-				p.Q[s] = e.prof.PairQuality[key]
-				p.Fac[s] = math.Exp((p.Q[s] - e.quality[s]) * rp.Weights.Quality / rp.Temperature)
-			}
-		}
-		pq.legal = pq.legal || p.Has&(1<<SceneLegal) != 0
-	}
-	e.pairQ = pq
+	e.pairQ = &pairQuality{PairTable: t, legal: has&(1<<SceneLegal) != 0}
 }
 
 // langID is the router's id of a language ("*" is 0).
@@ -546,36 +409,11 @@ func (c *Client) langID(tag string) int {
 	return in.ID
 }
 
-// parsePairKey splits a PairQuality key, "en-de", "*-ja", "zh-Hant-en" or "en-de/legal",
-// into its source, target ("*" for any) and scene (-1 for none).
-func parsePairKey(key string) (src, tgt string, scene int, err error) {
-	pair, sc, hasScene := strings.Cut(key, "/")
-	scene = -1
-	if hasScene {
-		if scene = slices.Index(sceneNames[:], sc); scene < 0 {
-			return "", "", 0, errors.New("unknown scene (known: " + strings.Join(sceneNames[:], ", ") + ")")
-		}
-	}
-	src, tgt, err = lang.SplitPair(pair)
-	return src, tgt, scene, err
-}
-
-// validatePairQuality checks PairQuality's keys and values (0..100).
+// validatePairQuality checks PairQuality's keys (lang.ParseKey: "en-de", "*-ja",
+// "zh-Hant-en", "en-de/legal") and values (0..100).
 func validatePairQuality(field string, m map[string]float64) error {
-	if len(m) == 0 {
-		return nil // sorting no keys allocates 3 times, twice per engine at each Reconfigure
-	}
-	for _, key := range slices.Sorted(maps.Keys(m)) {
-		name := strconv.Quote(key)
-		if len(key) > 40 {
-			name = strconv.Quote(key[:40] + "…")
-		}
-		if _, _, _, err := parsePairKey(key); err != nil {
-			return configError(field, name+": "+err.Error())
-		}
-		if q := m[key]; !(q >= 0 && q <= 100) {
-			return configError(field, name+": must be within 0..100")
-		}
+	if name, problem := lang.CheckKeys(m, sceneNames[:]); problem != "" {
+		return configError(field, name+": "+problem)
 	}
 	return nil
 }

@@ -2,6 +2,9 @@ package lang
 
 import (
 	"errors"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 
 	"golang.org/x/text/language"
@@ -39,4 +42,41 @@ func pairSide(side string) bool {
 	_, script := t.Script()
 	_, region := t.Region()
 	return region != language.Exact && (!strings.Contains(side, "-") || script == language.Exact)
+}
+
+// ParseKey splits a pair key with an optional scene, "en-de", "*-ja", "zh-Hant-en" or
+// "en-de/legal", into its source, target ("*" for any) and the scene's index in scenes (-1
+// for none).
+func ParseKey(key string, scenes []string) (src, tgt string, scene int, err error) {
+	pair, sc, hasScene := strings.Cut(key, "/")
+	scene = -1
+	if hasScene {
+		if scene = slices.Index(scenes, sc); scene < 0 {
+			return "", "", 0, errors.New("unknown scene (known: " + strings.Join(scenes, ", ") + ")")
+		}
+	}
+	src, tgt, err = SplitPair(pair)
+	return src, tgt, scene, err
+}
+
+// CheckKeys checks the keys (ParseKey) and values (0..100) of m in key order, and returns
+// the first key at fault, quoted and cut to 40 bytes, and what is wrong; problem is "" when
+// all are right.
+func CheckKeys(m map[string]float64, scenes []string) (name, problem string) {
+	if len(m) == 0 {
+		return "", "" // sorting no keys allocates 3 times
+	}
+	for _, key := range slices.Sorted(maps.Keys(m)) {
+		name = strconv.Quote(key)
+		if len(key) > 40 {
+			name = strconv.Quote(key[:40] + "…")
+		}
+		if _, _, _, err := ParseKey(key, scenes); err != nil {
+			return name, err.Error()
+		}
+		if q := m[key]; !(q >= 0 && q <= 100) {
+			return name, "must be within 0..100"
+		}
+	}
+	return "", ""
 }

@@ -1,5 +1,12 @@
 package lang
 
+import (
+	"cmp"
+	"maps"
+	"slices"
+	"strings"
+)
+
 // PairTable maps language pairs, named by the ids of a Cache with 0 standing for any
 // language ("*"), to values per scene, and finds the most specific entry for a pair:
 // "src-tgt", then "*-tgt", then "src-*". It is built once and then only read: safe for
@@ -42,4 +49,39 @@ func (t *PairTable) Find(src, tgt, scene int) (p *PairEntry, ok bool) {
 		}
 	}
 	return nil, false
+}
+
+// Factor returns Fac[scene] of the most specific entry that sets scene for src->tgt (Find),
+// 1 when none does.
+func (t *PairTable) Factor(src, tgt, scene int) float64 {
+	if p, ok := t.Find(src, tgt, scene); ok {
+		return p.Fac[scene]
+	}
+	return 1
+}
+
+// BuildPairTable builds a table from m, which maps pair keys (ParseKey with scenes; valid)
+// to qualities. An entry's Q is the key's quality in its scene, or in every scene for a key
+// that names none, and its Fac is fac(scene, quality) there; keys without a scene go in
+// first, so that a key with one overrides them for its scene. id gives a language's id (0
+// for "*"). has is the union of the entries' Has bits.
+func BuildPairTable(m map[string]float64, scenes []string, id func(tag string) int,
+	fac func(scene int, q float64) float64) (t *PairTable, has uint32) {
+	t = NewPairTable(len(m))
+	keys := slices.SortedFunc(maps.Keys(m), func(a, b string) int {
+		return cmp.Compare(strings.Count(a, "/"), strings.Count(b, "/"))
+	})
+	for _, key := range keys {
+		src, tgt, scene, _ := ParseKey(key, scenes)
+		p := t.Entry(id(src), id(tgt), len(scenes))
+		for s := range scenes {
+			if scene < 0 || s == scene {
+				p.Has |= 1 << s
+				p.Q[s] = m[key]
+				p.Fac[s] = fac(s, p.Q[s])
+			}
+		}
+		has |= p.Has
+	}
+	return t, has
 }
