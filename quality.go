@@ -65,7 +65,7 @@ func (c *Client) recordCall(w *walk, e *engine, ok bool, kind Kind) (pairBad boo
 }
 
 // availability is an engine's availability 0..1 at now (health.Blend) from its fold state:
-// the last five minutes and healthFolds folds, and the calls not folded yet (extra). ok is
+// the last five minutes and health.Folds folds, and the calls not folded yet (extra). ok is
 // false when there were no calls. f.mu is held.
 func (f *foldState) availability(now int64, timeout time.Duration, extra health.Sample) (float64, bool) {
 	wc, wf := f.window()

@@ -176,7 +176,7 @@ const styleBonus = 10.0
 
 // view is an engine's routing standing, rebuilt at each fold and read lock-free.
 type view struct {
-	avail   float64 // 0..1 over the last healthFolds folds
+	avail   float64 // 0..1 over the last health.Folds folds
 	speed   float64 // 0..100
 	ewma    time.Duration
 	latSeen bool // ewma comes from measured calls, not initialLatency
