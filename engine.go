@@ -190,7 +190,9 @@ const (
 )
 
 // String returns "standard", "free" or "premium".
-func (c CostClass) String() string { return enum.Name(enum.Classes[:], int(c), "class") }
+func (c CostClass) String() string {
+	return enum.Name(enum.Classes[:], int(c), "class")
+}
 
 // Profile describes an engine to the router. Zero values mean the documented defaults.
 type Profile struct {
