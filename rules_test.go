@@ -671,6 +671,13 @@ func TestProbesBringBackAnEngineDemotedByHealth(t *testing.T) {
 	if err != nil || res.Engine != "a" {
 		t.Fatalf("after the probes: %v from %v, want a", err, res)
 	}
+	// Its window restarts from the probes: the failures that demoted it do not demote it
+	// again at the next fold of good calls.
+	translateN(t, c, 10)
+	clk.Advance(10 * time.Second)
+	if got := pools(c)["a"]; got != translate.PoolNormal {
+		t.Fatalf("a's pool = %v at the fold after its recovery, want normal: the old failures still count", got)
+	}
 }
 
 // billing is an engine that reports what it billed.
