@@ -37,6 +37,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fanyi-go/translate"
+	"github.com/fanyi-go/translate/internal/clock"
 	"golang.org/x/text/language"
 )
 
@@ -142,7 +143,7 @@ func New(name string, opts ...Option) *Engine {
 		name:       name,
 		translator: defaultTranslator,
 		detected:   language.English,
-		wait:       defaultWait,
+		wait:       clock.System{}.Sleep, // d, or until ctx is done
 		quotaLeft:  -1,
 	}
 	for _, o := range opts {
@@ -155,21 +156,6 @@ func New(name string, opts ...Option) *Engine {
 
 func defaultTranslator(text string, _, target language.Tag) string {
 	return "[" + target.String() + "] " + text
-}
-
-// defaultWait waits d or until ctx is done, whichever comes first.
-func defaultWait(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 func quotaFromTotal(chars int64) int64 {
