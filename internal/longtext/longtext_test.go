@@ -76,14 +76,19 @@ func TestRunStops(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var started atomic.Int64
 		var cancelled atomic.Bool
+		zero := make(chan struct{}) // unit 0 is running
 		Run(t.Context(), 100, 2, func(ctx context.Context, i int) bool {
 			started.Add(1)
-			if i == 0 {
+			switch i {
+			case 0:
+				close(zero)
 				<-ctx.Done() // the other unit's failure ends it
 				cancelled.Store(true)
-				return true
+			case 3:
+				<-zero // fail only once unit 0 runs: a unit not started yet never starts
+				return false
 			}
-			return i != 3
+			return true
 		})
 		if started.Load() != 4 || !cancelled.Load() {
 			t.Errorf("started %d units (want 4), running one cancelled: %v", started.Load(), cancelled.Load())
