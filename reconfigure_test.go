@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/fanyi-go/translate"
+	sysclock "github.com/fanyi-go/translate/internal/clock"
 )
 
 // rcVendor is the vendor behind engines of the "rc" type registered for these tests: the
@@ -125,14 +126,7 @@ func (v *rcVendor) wait(ctx context.Context) error {
 	if v.latency <= 0 {
 		return nil
 	}
-	t := time.NewTimer(v.latency)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return sysclock.System{}.Sleep(ctx, v.latency)
 }
 
 // rcParse parses a configuration file, failing the test on an error.

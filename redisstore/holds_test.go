@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/fanyi-go/translate"
+	"github.com/fanyi-go/translate/internal/clock"
 	"github.com/fanyi-go/translate/redisstore"
 )
 
@@ -80,14 +81,7 @@ type fakeClock struct{ ns atomic.Int64 }
 func (c *fakeClock) Now() time.Time          { return time.Unix(0, c.ns.Load()) }
 func (c *fakeClock) advance(d time.Duration) { c.ns.Add(int64(d)) }
 func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return clock.System{}.Sleep(ctx, d)
 }
 
 // holdReplica is one Client over the vendor's engine "x" (preferred) and a healthy "y",
