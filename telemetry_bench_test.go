@@ -51,6 +51,28 @@ func BenchmarkMissNoProvider(b *testing.B) {
 		translate.WithMeterProvider(metricnoop.NewMeterProvider()))
 }
 
+// BenchmarkMissSDKMeter is BenchmarkMiss with the SDK's meter of BenchmarkMissSDK and no
+// tracer (an explicit no-op one): what the four histogram records of a miss cost by
+// themselves.
+func BenchmarkMissSDKMeter(b *testing.B) {
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+	b.Cleanup(func() { mp.Shutdown(context.Background()) })
+	benchMiss(b, translate.WithTracerProvider(tracenoop.NewTracerProvider()), translate.WithMeterProvider(mp))
+}
+
+// BenchmarkMissSDKSampled is BenchmarkMissSDK with the sampler a production service
+// usually runs: one trace in 100 sampled (parent-based), so that nearly every request span
+// is started and not recorded.
+func BenchmarkMissSDKSampled(b *testing.B) {
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.TraceIDRatioBased(0.01))))
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+	b.Cleanup(func() {
+		tp.Shutdown(context.Background())
+		mp.Shutdown(context.Background())
+	})
+	benchMiss(b, translate.WithTracerProvider(tp), translate.WithMeterProvider(mp))
+}
+
 func benchHit(b *testing.B, opts ...translate.Option) {
 	c := benchClient(b, opts...)
 	ctx := context.Background()
