@@ -171,7 +171,7 @@ func (s markupStage) mask(doc string, bd *mask.Builder, newAttr func(quote byte)
 			if p.Kind == markup.Text {
 				s.text.mask(doc[p.Start:p.End], bd)
 			} else {
-				bd.Raw(literalMarks.Replace(doc[p.Start:p.End]))
+				bd.Markup(doc[p.Start:p.End])
 			}
 		}
 		return nil
@@ -179,10 +179,6 @@ func (s markupStage) mask(doc string, bd *mask.Builder, newAttr func(quote byte)
 	m := markup.Masker{HTML: s.html, Text: s.text.mask, NewBuilder: newAttr, TextAttrs: s.attrs}
 	return m.Mask(doc, bd)
 }
-
-// literalMarks writes the token marks inside native markup as character references, so
-// no token can hide in a tag the engine returns.
-var literalMarks = strings.NewReplacer("⟦", "&#x27E6;", "⟧", "&#x27E7;")
 
 // content returns the text of a document the glossary is checked against: its character
 // data and translated attribute values with character references decoded, pieces joined

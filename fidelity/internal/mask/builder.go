@@ -25,14 +25,23 @@ func (bd *Builder) String() string { return bd.b.String() }
 
 // Text writes translatable text: its literal ⟦ and ⟧ and the Spans are masked, the rest
 // is written as it is.
-func (bd *Builder) Text(s string) {
+func (bd *Builder) Text(s string) { bd.marks(s, true) }
+
+// Markup writes markup an engine takes natively: as it is, but for its literal ⟦ and ⟧,
+// which are masked as in Text (and restore byte for byte), so that every token in the
+// engine's answer, inside a tag too, is one of the Table's. No Spans are looked for.
+func (bd *Builder) Markup(s string) { bd.marks(s, false) }
+
+// marks writes s with its literal ⟦ and ⟧ masked, and the rest through spans (withSpans)
+// or as it is.
+func (bd *Builder) marks(s string, withSpans bool) {
 	for s != "" {
 		i := strings.IndexAny(s, left+right)
 		if i < 0 {
-			bd.spans(s)
+			bd.spans(s, withSpans)
 			return
 		}
-		bd.spans(s[:i])
+		bd.spans(s[:i], withSpans)
 		r := left
 		if strings.HasPrefix(s[i:], right) {
 			r = right
@@ -42,11 +51,11 @@ func (bd *Builder) Text(s string) {
 	}
 }
 
-func (bd *Builder) spans(s string) {
+func (bd *Builder) spans(s string, withSpans bool) {
 	if s == "" {
 		return
 	}
-	if bd.Spans == nil {
+	if bd.Spans == nil || !withSpans {
 		bd.b.WriteString(s)
 		return
 	}

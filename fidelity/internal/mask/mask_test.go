@@ -88,6 +88,29 @@ func TestBound(t *testing.T) {
 	}
 }
 
+// TestMarkup: markup an engine takes natively goes as it is but for its literal ⟦ and ⟧,
+// which are masked (in a tag name and an attribute value alike) and come back byte for
+// byte; Spans are not looked for in it, only in Text.
+func TestMarkup(t *testing.T) {
+	bd := Builder{Spans: func(s string) []Span {
+		if i := strings.Index(s, "cloud"); i >= 0 {
+			return []Span{{Start: i, End: i + len("cloud"), Orig: "cloud", Label: "cloud", Kind: Term}}
+		}
+		return nil
+	}}
+	bd.Markup(`<A⟧ title="⟦0⟧ cloud">`)
+	bd.Text("cloud ⟧")
+	bd.Markup("</A⟧>")
+	want := `<A⟦0⟧ title="⟦1⟧0⟦2⟧ cloud">⟦3⟧ ⟦4⟧</A⟦5⟧>`
+	if diff := cmp.Diff(want, bd.String()); diff != "" {
+		t.Fatalf("masked (-want +got):\n%s", diff)
+	}
+	got, probs := bd.Restore(want, nil, nil)
+	if !probs.OK() || got != `<A⟧ title="⟦0⟧ cloud">cloud ⟧</A⟧>` {
+		t.Fatalf("restored %q, %+v", got, probs)
+	}
+}
+
 // FuzzRestore: whatever an engine answers, Restore does not panic, and when it accepts
 // the answer every masked part is in the result and the structure nests.
 func FuzzRestore(f *testing.F) {
