@@ -16,8 +16,8 @@
 // An engine is sent text in which the parts it must not touch are masked: each replaced
 // by a token "⟦N⟧" it keeps as it is (see the stages: markupStage, placeholderStage,
 // glossaryStage). An engine that takes a format natively (Native.Formats) gets the markup
-// as is, and the pipeline only checks the structure it returns; placeholders are masked
-// for every engine. A glossary is applied natively by an engine that says so
+// as is (but for a literal ⟦ or ⟧, masked in markup as in text), and the pipeline only
+// checks the structure it returns; placeholders are masked for every engine. A glossary is applied natively by an engine that says so
 // (Native.Glossary, Prepared.Glossary), by instruction for an engine that follows
 // instructions (Native.Instructions, Prepared.Instruction), and otherwise by masking each
 // source term with a token that restores as its target term. Every glossary is checked on

@@ -157,8 +157,9 @@ func (s placeholderStage) mask(text string, bd *mask.Builder) { s.scanner.Mask(t
 // code elements and of translate="no" elements is one token and never sent; text
 // attributes become texts of their own; the engine's text is escaped on the way back and
 // tags it reordered so they no longer nest go back in source order at the places it left
-// them, so the result is well-formed when the source was. Native: the markup goes as is,
-// and only placeholders and terms in its text are masked.
+// them, so the result is well-formed when the source was. Native: the markup goes as is
+// but for its literal ⟦ and ⟧ (masked, see mask.Builder.Markup), and only placeholders and
+// terms in its text are masked.
 type markupStage struct {
 	html, native bool
 	text         placeholderStage
