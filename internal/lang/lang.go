@@ -60,10 +60,35 @@ func Parse(tag string) (language.Tag, string, error) {
 	if err != nil {
 		return language.Und, "", errors.Join(ErrMalformed, err)
 	}
-	if t == language.Und {
+	if t == language.Und || repeatsSingleton(t) {
 		return language.Und, "", ErrMalformed
 	}
 	return t, KeyOf(t), nil
+}
+
+// repeatsSingleton reports whether t has an extension singleton twice, as in
+// "en-u-ca-gregory-u-nu-arab": BCP 47 allows each once, golang.org/x/text parses such a tag
+// anyway, and composing it again merges or drops extensions ("en-a-bc-a-de" would be keyed
+// as "en-Latn-a-de"), so its full key would not be stable. Private use ("x-...") holds no
+// singleton.
+func repeatsSingleton(t language.Tag) bool {
+	var seen uint64 // by singleton: '0'-'9' on bits 0-9, 'a'-'z' (lower case, as parsed) on 10-35
+	for _, e := range t.Extensions() {
+		c := e.Type()
+		if c == 'x' {
+			continue
+		}
+		n := c - '0'
+		if c >= 'a' {
+			n = c - 'a' + 10
+		}
+		bit := uint64(1) << (n & 63)
+		if seen&bit != 0 {
+			return true
+		}
+		seen |= bit
+	}
+	return false
 }
 
 // KeyOf returns the base-and-script key of t: "zh-TW" -> "zh-Hant", "zh" -> "zh-Hans",

@@ -33,6 +33,31 @@ func TestMalformed(t *testing.T) {
 	}
 }
 
+// TestDuplicateSingleton: a tag with an extension singleton twice (BCP 47 allows each
+// once; golang.org/x/text parses it anyway) is malformed: its full key, composed again,
+// merged or dropped extensions ("en-a-bc-a-de" keyed as "en-Latn-a-de"), and looked up
+// again changed (FuzzLookup). A singleton inside private use ("x-...") is not one.
+func TestDuplicateSingleton(t *testing.T) {
+	c := NewCache()
+	for _, in := range []string{"en-u-ca-gregory-u-nu-arab", "en-a-bc-a-de", "en-t-ja-t-ko",
+		"AA-u-00-u-00-X-0000000-u-00"} {
+		if _, err := c.Lookup(in); !errors.Is(err, ErrMalformed) {
+			t.Errorf("Lookup(%q) err = %v, want ErrMalformed", in, err)
+		}
+	}
+	for _, in := range []string{"en-u-ca-gregory-nu-arab", "en-a-bc-u-nu-arab", "en-u-00-x-u-00",
+		"en-x-u-00-u-00", "en-a-bc-x-a-de", "en-0-abc-p-def", "en-1-abc-q-def"} {
+		in1, err := c.Lookup(in)
+		if err != nil {
+			t.Errorf("Lookup(%q): %v", in, err)
+			continue
+		}
+		if in2, err := c.Lookup(in1.Full); err != nil || in2.Full != in1.Full {
+			t.Errorf("Lookup(%q).Full = %q, and of that %+v, %v", in, in1.Full, in2, err)
+		}
+	}
+}
+
 func TestSetMatchesByBaseAndScript(t *testing.T) {
 	c := NewCache()
 	s, err := NewSet(c, []string{"en", "zh-Hant"})
