@@ -3,6 +3,7 @@ package apertium_test
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"testing"
@@ -27,12 +28,14 @@ func seeds(f *testing.F) []string {
 }
 
 // FuzzApertium fuzzes the decoding of APy answers (see enginetest.FuzzVendor). APy takes no
-// key; a password in the base URL is the credential.
+// key; a password in the base URL is the credential, so the harness's key is that password.
+// (A fixed password, with the harness's key given to nobody, made a vendor that echoes the
+// key fail the leak check with a string the adapter never had.)
 func FuzzApertium(f *testing.F) {
 	enginetest.FuzzVendor(f, enginetest.FuzzHarness{
 		NewEngine: func(hc *http.Client, key string) (translate.Engine, error) {
-			return apertium.New("https://apy:PASSWORD-CANARY-77@apy.test", apertium.WithHTTPClient(hc))
+			u := url.URL{Scheme: "https", User: url.UserPassword("apy", key), Host: "apy.test"}
+			return apertium.New(u.String(), apertium.WithHTTPClient(hc))
 		},
-		Secrets: []string{"PASSWORD-CANARY-77"},
 	}, seeds(f)...)
 }
