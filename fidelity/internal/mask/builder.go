@@ -103,6 +103,3 @@ func (bd *Builder) Mid(orig, label string, k Kind, g int) {
 func (bd *Builder) Close(orig, label string, k Kind, g int) {
 	bd.b.WriteString(bd.Add(Token{Orig: orig, Label: label, Kind: k, Role: Close, Group: g}))
 }
-
-// Raw writes s as it is: markup an engine takes natively.
-func (bd *Builder) Raw(s string) { bd.b.WriteString(s) }
