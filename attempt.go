@@ -147,7 +147,7 @@ func (c *Client) settle(w *walk, e *engine, l *lease, out *EngineResult, err err
 	chars, cost := c.charge(e, l, out, w.now)
 	c.storeSettle(w, e, l, out, err, true, chars, cost)
 	w.j.cost += cost
-	c.obs.cost(e, cost, int(chars))
+	c.obs.cost(e, w.spread(), cost, int(chars))
 }
 
 // mayHaveBilled reports whether a failed call may have been billed by the vendor: it timed
@@ -258,7 +258,7 @@ func (w *walk) end(e *engine, l *lease, a *attemptCall, out *EngineResult, err e
 	if err == nil && w.j.fid != nil {
 		err = w.j.fid.verify(w.j, e, out.Texts)
 	}
-	c.obs.attemptEnd(a.actx, a.span, e, a.n, lat, err)
+	c.obs.attemptEnd(a.actx, a.span, e, a.n, lat, err, w.spread())
 	w.sc.giveBack(a.dc)
 	w.attempts = append(w.attempts, Attempt{Engine: e.name, Latency: lat, Err: err})
 	w.last = e

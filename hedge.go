@@ -179,7 +179,7 @@ func (w *walk) launch(e *engine, l *lease, s stage, ch chan<- *racer) *racer {
 // for an unhedged one, and returns its answer.
 func (w *walk) land(h *racer) (*engine, *EngineResult, error) {
 	lat := time.Duration(h.ended - h.start)
-	w.c.obs.attemptEnd(h.actx, h.span, h.e, h.n, lat, h.err)
+	w.c.obs.attemptEnd(h.actx, h.span, h.e, h.n, lat, h.err, w.spread())
 	h.cancel()
 	w.attempts = append(w.attempts, Attempt{Engine: h.e.name, Latency: lat, Err: h.err})
 	w.last, w.ended, w.called, w.stage = h.e, h.ended, true, h.stage
@@ -213,22 +213,23 @@ func (w *walk) abandon(h *racer, ch <-chan *racer) {
 	w.attempts = append(w.attempts, Attempt{Engine: h.e.name,
 		Err: &Error{Kind: KindCanceled, Engine: h.e.name, Message: "hedge lost: another engine answered first"}})
 	w.j.cost += h.l.cost
-	c := w.c
+	c, stripe := w.c, w.spread()
 	go func() {
 		h := <-ch
-		c.obs.attemptEnd(h.actx, h.span, h.e, h.n, time.Duration(h.ended-h.start), h.err)
-		c.settleAbandoned(h)
+		c.obs.attemptEnd(h.actx, h.span, h.e, h.n, time.Duration(h.ended-h.start), h.err, stripe)
+		c.settleAbandoned(h, stripe)
 	}()
 }
 
 // settleAbandoned settles the lease of a canceled hedge: no breaker or health verdict (the
 // Client canceled it), and quota and budget charged as for any call that may have been sent.
-func (c *Client) settleAbandoned(h *racer) {
+// stripe is the key of the walk's stripes.
+func (c *Client) settleAbandoned(h *racer, stripe uint64) {
 	e, l := h.e, &h.l
 	c.release(e, l)
 	c.breakerMoved(e, l.permit.record(true))
 	chars, cost := c.charge(e, l, nil, h.now)
-	c.obs.cost(e, cost, int(chars))
+	c.obs.cost(e, stripe, cost, int(chars))
 	if l.store != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), storeWait)
 		defer cancel()

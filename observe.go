@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/fanyi-go/translate/internal/tally"
 	"github.com/fanyi-go/translate/internal/telemetry"
 )
 
@@ -133,10 +134,10 @@ func (o *observer) requestStart(ctx context.Context, t0 *time.Time) (context.Con
 // Without a span or a debug log that is one atomic add.
 func (o *observer) freshHit(ctx context.Context, r *request, res *Result) {
 	if !o.hitSpans && (o.log == nil || !o.log.Enabled(ctx, slog.LevelDebug)) {
-		o.t.FreshHit(res.Degraded, r.hash)
+		o.t.FreshHit(res.Degraded, tally.Here())
 		return
 	}
-	o.cacheLookup(r, true)
+	o.cacheLookup(true)
 	var span trace.Span
 	if o.hitSpans {
 		ctx, span = o.requestStart(ctx, nil)
@@ -151,7 +152,7 @@ func (o *observer) requestEnd(ctx context.Context, span trace.Span, r *request, 
 	if res != nil {
 		hit, degraded = res.FromCache, res.Degraded
 	}
-	o.t.Request(ctx, oc, hit, degraded, r.hash^r.spread, d) // one hot text: its scratches' stripes
+	o.t.Request(ctx, oc, hit, degraded, r.stripe(), d)
 	o.calls(ctx, r, res, err)
 	if span != nil {
 		if telemetry.Recording(span) {
@@ -240,11 +241,11 @@ func (o *observer) attemptStart(ctx context.Context, e *engine, n int) (context.
 	return o.t.StartAttempt(ctx, n)
 }
 
-// attemptEnd records attempt n on e, which took d and failed with err (nil: success); see
-// telemetry.Recorder.EndAttempt.
-func (o *observer) attemptEnd(ctx context.Context, span trace.Span, e *engine, n int, d time.Duration, err error) {
+// attemptEnd records attempt n on e, which took d and failed with err (nil: success), on
+// the stripe of the walk's key; see telemetry.Recorder.EndAttempt.
+func (o *observer) attemptEnd(ctx context.Context, span trace.Span, e *engine, n int, d time.Duration, err error, stripe uint64) {
 	oc := outcomeIndex(err)
-	o.t.EndAttempt(ctx, span, e.tel, n, oc, d, (span != nil || oc != 0) && e.fallbackOnly(e.view.Load()))
+	o.t.EndAttempt(ctx, span, e.tel, n, oc, d, (span != nil || oc != 0) && e.fallbackOnly(e.view.Load()), stripe)
 	if o.log != nil && o.log.Enabled(ctx, slog.LevelDebug) {
 		o.log.LogAttrs(ctx, slog.LevelDebug, "translate: attempt", slog.String("engine", e.name),
 			slog.Int("attempt", n), slog.Duration("latency", d), slog.String("outcome", o.t.OutcomeName(oc)))
@@ -258,15 +259,18 @@ func (o *observer) timeDecision() bool { return o.t.TimeDecision() }
 // decision records the duration of a routing decision timed after timeDecision said so.
 func (o *observer) decision(d time.Duration) { o.t.Decision(d) }
 
-func (o *observer) cacheLookup(r *request, hit bool) { o.t.CacheLookup(hit, r.hash) }
+// cacheLookup counts a cache lookup, on the stripe of the processor (see request.stripe).
+func (o *observer) cacheLookup(hit bool) { o.t.CacheLookup(hit, tally.Here()) }
 
 // degraded records an answer served by a degradation path: howStaleCache or
 // howFallbackEngine.
 func (o *observer) degraded(how string) { o.t.Degraded(how) }
 
 // cost records a successful engine call on e: the credits it cost and the standard
-// characters it translated.
-func (o *observer) cost(e *engine, credits float64, chars int) { e.tel.Cost(credits, chars) }
+// characters it translated, on the stripe of the walk's key.
+func (o *observer) cost(e *engine, stripe uint64, credits float64, chars int) {
+	e.tel.Cost(stripe, credits, chars)
+}
 
 func (o *observer) breakerChanged(engine string, from, to BreakerState) {
 	o.t.BreakerMove(engine, from.String(), to.String())

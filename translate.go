@@ -120,7 +120,7 @@ type Client struct {
 	lastFold  atomic.Int64
 	obs       *observer
 	scratch   sync.Pool     // *scratch
-	spreads   atomic.Uint64 // scratches made: the next one's spread
+	spreads   atomic.Uint64 // scratches made: the last one's spread (the first's is 1)
 	batchConc int
 	probing   atomic.Bool   // the probe loop runs
 	wake      chan struct{} // a recovery probe is due (probe.go); made in New
@@ -261,7 +261,7 @@ func (c *Client) doAvoiding(ctx context.Context, req *Request, sink *streamSink,
 			c.obs.freshHit(ctx, &head, hit) // counts the lookup too
 			return hit, nil
 		} else if looked {
-			c.obs.cacheLookup(&head, false)
+			c.obs.cacheLookup(false)
 		}
 	}
 	if err := c.finish(&head, now); err != nil {
@@ -399,7 +399,7 @@ func (e *engine) instant(at int64) bool {
 func (c *Client) lookup(r *request, now int64) (stale *cacheEntry, hit *Result) {
 	stale, hit, looked := c.peek(r, now)
 	if looked {
-		c.obs.cacheLookup(r, hit != nil)
+		c.obs.cacheLookup(hit != nil)
 	}
 	return stale, hit
 }
@@ -780,7 +780,7 @@ type scratch struct {
 func (c *Client) getScratch(n int) *scratch {
 	s, ok := c.scratch.Get().(*scratch)
 	if !ok {
-		s = &scratch{spread: c.spreads.Add(1) - 1}
+		s = &scratch{spread: c.spreads.Add(1)} // not 0: a request's spread 0 is none
 	}
 	if cap(s.cands) < n {
 		s.cands = make([]candidate, 0, max(n, 8))

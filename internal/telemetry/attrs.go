@@ -60,16 +60,23 @@ func (t *Recorder) NewEngine(name string) *Engine {
 	return e
 }
 
-// Cost adds a successful call's credits and standard characters to e's counters.
-func (e *Engine) Cost(credits float64, chars int) {
-	e.credits.Add(credits)
-	e.chars.Add(uint64(max(chars, 0)))
+// Cost adds a successful call's credits and standard characters to e's counters, on the
+// stripe of the caller's key (see tally.Counter.AddAt).
+func (e *Engine) Cost(stripe uint64, credits float64, chars int) {
+	e.credits.AddAt(stripe, credits)
+	e.chars.AddAt(stripe, uint64(max(chars, 0)))
 }
 
-// count counts a call on e with outcome oc.
-func (e *Engine) count(oc int) {
+// Stripe returns what stripe i (0 <= i < tally.Stripes) of e's counters holds: successful
+// calls, characters and credits. For tests of who adds where.
+func (e *Engine) Stripe(i int) (ok, chars uint64, credits float64) {
+	return e.ok.Stripe(i), e.chars.Stripe(i), e.credits.Stripe(i)
+}
+
+// count counts a call on e with outcome oc, a success on the stripe of the caller's key.
+func (e *Engine) count(oc int, stripe uint64) {
 	if oc == 0 {
-		e.ok.Add(1)
+		e.ok.AddAt(stripe, 1)
 	} else {
 		e.failed[oc].Add(1)
 	}

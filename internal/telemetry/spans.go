@@ -121,9 +121,10 @@ func (t *Recorder) StartAttempt(ctx context.Context, n int) (context.Context, tr
 // gets its span now, dated back to its start: a sibling of the spans the engine made under
 // ctx, not their parent. The duration is recorded under the attempt's span, if it has
 // one, so that the SDK's exemplars point at it; without one, under no span (the request's
-// duration points at the request's span). fallback: the engine is fallback-only.
-func (t *Recorder) EndAttempt(ctx context.Context, span trace.Span, e *Engine, n, oc int, d time.Duration, fallback bool) {
-	e.count(oc)
+// duration points at the request's span). fallback: the engine is fallback-only. The call
+// is counted on the stripe of the caller's key (see tally.Counter.AddAt).
+func (t *Recorder) EndAttempt(ctx context.Context, span trace.Span, e *Engine, n, oc int, d time.Duration, fallback bool, stripe uint64) {
+	e.count(oc, stripe)
 	rctx := context.Background()
 	switch {
 	case span != nil:

@@ -16,6 +16,8 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
+
+	"github.com/fanyi-go/translate/internal/tally"
 )
 
 // testOutcomes names outcome k "k<k>", and 0 "ok".
@@ -159,14 +161,40 @@ func TestRequestsAndLookupsCounted(t *testing.T) {
 	}
 }
 
+// TestEngineCountsOnTheCallersStripe: an engine's calls, characters and credits go to the
+// stripe of the key the caller passes (its scratch's, which stays with a core), not to a
+// random one.
+func TestEngineCountsOnTheCallersStripe(t *testing.T) {
+	h := newHarness(t)
+	e := h.r.NewEngine("a")
+	for _, key := range []uint64{5, 5, 6} {
+		h.r.EndAttempt(context.Background(), nil, e, 1, 0, time.Millisecond, false, key)
+		e.Cost(key, 0.25, 3)
+	}
+	type stripe struct {
+		OK, Chars uint64
+		Credits   float64
+	}
+	var got [tally.Stripes]stripe
+	for i := range got {
+		got[i].OK, got[i].Chars, got[i].Credits = e.Stripe(i)
+	}
+	var want [tally.Stripes]stripe
+	want[5%tally.Stripes] = stripe{2, 6, 0.5}
+	want[6%tally.Stripes] = stripe{1, 3, 0.25}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("stripes (-want +got):\n%s", diff)
+	}
+}
+
 func TestEnginesObservedAndFrozenAtClose(t *testing.T) {
 	h := newHarness(t)
 	a, b, c := h.r.NewEngine("a"), h.r.NewEngine("b"), h.r.NewEngine("c")
 	h.engines = []quota{{a, 100}, {b, -1}, {c, 0}}
 	ctx := context.Background()
-	h.r.EndAttempt(ctx, nil, a, 1, 0, time.Millisecond, false)
-	a.Cost(0.5, 7)
-	h.r.EndAttempt(ctx, nil, b, 1, 4, time.Millisecond, false) // failed: no cost series
+	h.r.EndAttempt(ctx, nil, a, 1, 0, time.Millisecond, false, 0)
+	a.Cost(0, 0.5, 7)
+	h.r.EndAttempt(ctx, nil, b, 1, 4, time.Millisecond, false, 1) // failed: no cost series
 	h.r.Request(ctx, 0, false, false, 0, time.Millisecond)
 	want := map[string]float64{
 		"translate.attempts{engine=a,outcome=ok}":                               1,
@@ -191,7 +219,7 @@ func TestEnginesObservedAndFrozenAtClose(t *testing.T) {
 		}
 	})
 	walks := h.walks
-	a.Cost(1, 1) // after Close: not seen
+	a.Cost(0, 1, 1) // after Close: not seen
 	delete(want, "translate.quota.left{engine=a}")
 	delete(want, "translate.quota.left{engine=c}")
 	for range 2 {
@@ -332,7 +360,7 @@ func TestAttemptSpans(t *testing.T) {
 			h := newHarness(t)
 			a := h.r.NewEngine("a")
 			ctx, span := h.r.StartAttempt(context.Background(), tc.n)
-			h.r.EndAttempt(ctx, span, a, tc.n, tc.oc, 3*time.Millisecond, tc.fallback)
+			h.r.EndAttempt(ctx, span, a, tc.n, tc.oc, 3*time.Millisecond, tc.fallback, 0)
 			got := viewSpans(h)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("spans (-want +got):\n%s", diff)
