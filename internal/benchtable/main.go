@@ -217,6 +217,7 @@ var scalingRows = []struct {
 	{"MissParallel", "MissParallel (varied texts, WithSeed)", 1.5},
 	{"MissParallelUnseeded", "MissParallelUnseeded (varied texts)", 1.5},
 	{"MissParallelHot", "MissParallelHot (one hot text, cache off)", 1.3},
+	{"CacheHitParallel", "CacheHitParallel (one hot entry, fresh hits)", 0},
 }
 
 // writeScaling prints, for each benchmark run at -cpu 1,2, its median ns/op at each and
