@@ -47,6 +47,22 @@ func TestLoneCandidateDrawsNothing(t *testing.T) {
 	}
 }
 
+// serveOn translates text from en to es on the scratch sc, as doAvoiding does, and records
+// the request.
+func serveOn(t *testing.T, c *Client, sc *scratch, text string) {
+	t.Helper()
+	now := c.now()
+	if err := c.prepare(&Request{Text: text, Source: "en", Target: "es"}, &sc.r, now); err != nil {
+		t.Fatal(err)
+	}
+	sc.r.spread = sc.spread
+	res, err := c.translate(context.Background(), &sc.r, now, sc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.obs.requestEnd(context.Background(), nil, &sc.r, res, nil, res.Latency)
+}
+
 // TestOneTextSpreadsOverStripes: requests of one text served with two scratches (as two
 // cores serving one hot text are: sync.Pool keeps a scratch per processor) add their
 // engine's health counts to two stripes, not to the one the text's hash would pick; and
@@ -64,16 +80,7 @@ func TestOneTextSpreadsOverStripes(t *testing.T) {
 		}
 	}
 	for _, sc := range []*scratch{s1, s2} {
-		now := c.now()
-		if err := c.prepare(&Request{Text: "hot", Source: "en", Target: "es"}, &sc.r, now); err != nil {
-			t.Fatal(err)
-		}
-		sc.r.spread = sc.spread // as doAvoiding does
-		res, err := c.translate(context.Background(), &sc.r, now, sc, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.obs.requestEnd(context.Background(), nil, &sc.r, res, nil, res.Latency)
+		serveOn(t, c, sc, "hot")
 	}
 	counted := map[uint64]uint64{} // the observer's request counter, by stripe
 	for k := range uint64(tally.Stripes) {
@@ -112,16 +119,7 @@ func TestVariedTextsStayOnTheirStripes(t *testing.T) {
 	for i := range 16 {
 		sc := c.getScratch(1)
 		sc.spread = uint64(1 + i%2) // the scratches of two processors
-		now := c.now()
-		if err := c.prepare(&Request{Text: fmt.Sprintf("text %c", 'a'+i), Source: "en", Target: "es"}, &sc.r, now); err != nil {
-			t.Fatal(err)
-		}
-		sc.r.spread = sc.spread // as doAvoiding does
-		res, err := c.translate(context.Background(), &sc.r, now, sc, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.obs.requestEnd(context.Background(), nil, &sc.r, res, nil, res.Latency)
+		serveOn(t, c, sc, fmt.Sprintf("text %c", 'a'+i))
 		want[sc.spread%tally.Stripes]++
 	}
 	e := c.cfg.Load().engines[0].tel
