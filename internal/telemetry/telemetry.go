@@ -133,11 +133,12 @@ func (t *Recorder) Requests(oc int, hit, degraded bool) *tally.Counter {
 	return &t.reqN[oc][b2i(hit)][b2i(degraded)]
 }
 
-// FreshHits and Lookups return the tallies of the fresh cache hits FreshHit counted, by
-// degraded, and of the cache lookups CacheLookup counted, by hit: for tests of who adds
-// where.
+// FreshHits returns the tally of the fresh cache hits FreshHit counted, by degraded: for
+// tests of who adds where.
 func (t *Recorder) FreshHits(degraded bool) *tally.Counter { return &t.freshN[b2i(degraded)] }
 
+// Lookups returns the tally of the cache lookups CacheLookup counted, by hit: for tests of
+// who adds where.
 func (t *Recorder) Lookups(hit bool) *tally.Counter { return &t.hitN[b2i(hit)] }
 
 // FreshHit counts a request answered by a fresh cache entry, and its cache lookup, with
