@@ -11,7 +11,6 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/fanyi-go/translate/internal/tally"
 	"github.com/fanyi-go/translate/internal/telemetry"
 )
 
@@ -134,7 +133,7 @@ func (o *observer) requestStart(ctx context.Context, t0 *time.Time) (context.Con
 // Without a span or a debug log that is one atomic add.
 func (o *observer) freshHit(ctx context.Context, r *request, res *Result) {
 	if !o.hitSpans && (o.log == nil || !o.log.Enabled(ctx, slog.LevelDebug)) {
-		o.t.FreshHit(res.Degraded, tally.Here())
+		o.t.FreshHit(res.Degraded)
 		return
 	}
 	o.cacheLookup(true)
@@ -152,7 +151,7 @@ func (o *observer) requestEnd(ctx context.Context, span trace.Span, r *request, 
 	if res != nil {
 		hit, degraded = res.FromCache, res.Degraded
 	}
-	o.t.Request(ctx, oc, hit, degraded, r.stripe(), d)
+	o.t.Request(ctx, oc, hit, degraded, r.spread, d) // 0 without a scratch: the processor's
 	o.calls(ctx, r, res, err)
 	if span != nil {
 		if telemetry.Recording(span) {
@@ -259,8 +258,8 @@ func (o *observer) timeDecision() bool { return o.t.TimeDecision() }
 // decision records the duration of a routing decision timed after timeDecision said so.
 func (o *observer) decision(d time.Duration) { o.t.Decision(d) }
 
-// cacheLookup counts a cache lookup, on the stripe of the processor (see request.stripe).
-func (o *observer) cacheLookup(hit bool) { o.t.CacheLookup(hit, tally.Here()) }
+// cacheLookup counts a cache lookup.
+func (o *observer) cacheLookup(hit bool) { o.t.CacheLookup(hit) }
 
 // degraded records an answer served by a degradation path: howStaleCache or
 // howFallbackEngine.

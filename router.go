@@ -17,7 +17,6 @@ import (
 	"github.com/fanyi-go/translate/internal/lang"
 	"github.com/fanyi-go/translate/internal/quota"
 	"github.com/fanyi-go/translate/internal/score"
-	"github.com/fanyi-go/translate/internal/tally"
 )
 
 // engine is an Engine as one configuration (setup) has it: its profile and what follows
@@ -163,17 +162,6 @@ func (e *engine) supports(src, tgt int) bool {
 // fallbackOnly reports whether the engine serves only when the normal pool has failed.
 func (e *engine) fallbackOnly(v *view) bool { return e.fallback || v.pool == PoolFallback }
 
-// stripe is the key of the stripe the observer's counters add to for r: its scratch's
-// spread, or, for a request without a scratch (a cache hit, a batch's item), the
-// processor's. Either stays with a core; a text's hash would move every line between the
-// cores (see internal/tally).
-func (r *request) stripe() uint64 {
-	if r.spread != 0 {
-		return r.spread
-	}
-	return tally.Here()
-}
-
 // request is a validated, normalised Request.
 type request struct {
 	Request
@@ -181,7 +169,7 @@ type request struct {
 	src, tgt *lang.Info
 	srcID    int // 0: detect
 	hash     uint64
-	spread   uint64 // the scratch's spread, 0 before one (see stripe)
+	spread   uint64 // the scratch's spread, 0 before one (the observer then keys by processor)
 	pinned   *engine
 	userHash uint64
 	regions  uint64 // hash of Regions, 0 for none (flightKey)

@@ -117,9 +117,14 @@ func b2i(b bool) int {
 	return 0
 }
 
-// Request counts a finished request with outcome oc under the stripe key of its caller
-// and records its duration d, except for a fresh cache hit with d 0 (it read no clock).
+// Request counts a finished request with outcome oc and records its duration d, except
+// for a fresh cache hit with d 0 (it read no clock). stripe is the caller's key that stays
+// with its core (a per-processor scratch's); 0 for none: the processor's is taken (see
+// internal/tally).
 func (t *Recorder) Request(ctx context.Context, oc int, hit, degraded bool, stripe uint64, d time.Duration) {
+	if stripe == 0 {
+		stripe = tally.Here()
+	}
 	h, dg := b2i(hit), b2i(degraded)
 	t.reqN[oc][h][dg].AddAt(stripe, 1)
 	if d > 0 || !hit {
@@ -142,14 +147,15 @@ func (t *Recorder) FreshHits(degraded bool) *tally.Counter { return &t.freshN[b2
 func (t *Recorder) Lookups(hit bool) *tally.Counter { return &t.hitN[b2i(hit)] }
 
 // FreshHit counts a request answered by a fresh cache entry, and its cache lookup, with
-// one atomic add, under the stripe key of its caller.
-func (t *Recorder) FreshHit(degraded bool, stripe uint64) {
-	t.freshN[b2i(degraded)].AddAt(stripe, 1)
+// one atomic add on the processor's stripe: a hit has no key of its own that stays with
+// its core (keyed by the text, two cores serving one hot entry would share a line).
+func (t *Recorder) FreshHit(degraded bool) {
+	t.freshN[b2i(degraded)].AddAt(tally.Here(), 1)
 }
 
-// CacheLookup counts a cache lookup under the stripe key of its caller.
-func (t *Recorder) CacheLookup(hit bool, stripe uint64) {
-	t.hitN[b2i(hit)].AddAt(stripe, 1)
+// CacheLookup counts a cache lookup on the processor's stripe (see FreshHit).
+func (t *Recorder) CacheLookup(hit bool) {
+	t.hitN[b2i(hit)].AddAt(tally.Here(), 1)
 }
 
 // Calls records the engine calls of a request not answered by the cache: n calls and,

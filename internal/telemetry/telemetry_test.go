@@ -147,9 +147,9 @@ func TestRequestsAndLookupsCounted(t *testing.T) {
 			for i, c := range tc.calls {
 				switch {
 				case c.fresh:
-					h.r.FreshHit(c.degraded, uint64(i))
+					h.r.FreshHit(c.degraded)
 				case c.lookup > 0:
-					h.r.CacheLookup(c.lookup == 2, uint64(i))
+					h.r.CacheLookup(c.lookup == 2)
 				default:
 					h.r.Request(context.Background(), c.oc, c.hit, c.degraded, uint64(i), c.d)
 				}
