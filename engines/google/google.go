@@ -359,7 +359,7 @@ func (e *Engine) SupportedPairs(ctx context.Context) ([]translate.LanguagePair, 
 	if err != nil {
 		return nil, err
 	}
-	return langcode.Pairs(sources, targets), nil
+	return langcode.Pairs(e.name, sources, targets)
 }
 
 // do sends one request and returns its response when the status is 2xx, or the vendor's

@@ -354,7 +354,7 @@ func (e *Engine) SupportedPairs(ctx context.Context) ([]translate.LanguagePair, 
 	for code := range l.Translation {
 		codes = append(codes, code)
 	}
-	return langcode.Pairs(codes, codes), nil
+	return langcode.Pairs(e.name, codes, codes)
 }
 
 // do sends one request and returns its response when the status is 2xx, or the vendor's

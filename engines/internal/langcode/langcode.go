@@ -5,6 +5,8 @@
 package langcode
 
 import (
+	"strconv"
+
 	"github.com/fanyi-go/translate"
 	"golang.org/x/text/language"
 )
@@ -49,12 +51,23 @@ func Unsupported(engine, vendor, which string, t language.Tag) *translate.Error 
 		Message: "no " + vendor + " language code for " + which + " " + t.String()}
 }
 
+// MaxLanguages bounds the distinct languages Pairs takes from one side of a vendor's list.
+// The pairs grow as the product of the two sides, so a list far longer than any vendor's
+// (Google's and Microsoft's name a few hundred) would cost gigabytes: 600 a side is 360,000
+// pairs, about 17 MB.
+const MaxLanguages = 600
+
 // Pairs builds the pairs of a vendor that translates every listed source into every listed
 // target of another language: for each target in list order, language.Und (detect) ->
 // target, then each source -> target. Codes that do not parse, parse to language.Und, or
-// repeat an earlier tag are left out.
-func Pairs(sources, targets []string) []translate.LanguagePair {
+// repeat an earlier tag are left out. A side of more than MaxLanguages languages is the
+// engine's KindBadOutput: the list is refused, not cut, since any cut would drop real pairs.
+func Pairs(engine string, sources, targets []string) ([]translate.LanguagePair, error) {
 	src, tgt := tags(sources), tags(targets)
+	if n := max(len(src), len(tgt)); n > MaxLanguages {
+		return nil, &translate.Error{Kind: translate.KindBadOutput, Engine: engine,
+			Message: "the language list names " + strconv.Itoa(n) + " languages, more than " + strconv.Itoa(MaxLanguages)}
+	}
 	out := make([]translate.LanguagePair, 0, len(tgt)*(len(src)+1))
 	for _, t := range tgt {
 		out = append(out, translate.LanguagePair{Source: language.Und, Target: t})
@@ -64,7 +77,7 @@ func Pairs(sources, targets []string) []translate.LanguagePair {
 			}
 		}
 	}
-	return out
+	return out, nil
 }
 
 // tags parses codes, leaving out the ones that do not parse, und, and repeats.

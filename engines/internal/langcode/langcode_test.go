@@ -1,6 +1,8 @@
 package langcode
 
 import (
+	"errors"
+	"strconv"
 	"testing"
 
 	"github.com/fanyi-go/translate"
@@ -56,7 +58,10 @@ func TestUnsupported(t *testing.T) {
 
 func TestPairs(t *testing.T) {
 	en, de, fr, und := language.English, language.German, language.French, language.Und
-	got := Pairs([]string{"en", "de", "EN", "not a code", "und"}, []string{"de", "fr", "fr", ""})
+	got, err := Pairs("g", []string{"en", "de", "EN", "not a code", "und"}, []string{"de", "fr", "fr", ""})
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := []translate.LanguagePair{
 		{Source: und, Target: de}, {Source: en, Target: de},
 		{Source: und, Target: fr}, {Source: en, Target: fr}, {Source: de, Target: fr},
@@ -64,7 +69,34 @@ func TestPairs(t *testing.T) {
 	if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b language.Tag) bool { return a == b })); diff != "" {
 		t.Errorf("Pairs (-want +got):\n%s", diff)
 	}
-	if got := Pairs(nil, nil); len(got) != 0 {
-		t.Errorf("Pairs(nil, nil) = %v", got)
+	if got, err := Pairs("g", nil, nil); len(got) != 0 || err != nil {
+		t.Errorf("Pairs(nil, nil) = %v, %v", got, err)
+	}
+}
+
+// TestPairsRefusesHugeLists: the pairs grow as the product of the sides, so a hostile
+// vendor's 2,000-language list (45 KB) would cost 4 million pairs; a list of MaxLanguages is
+// taken whole, one more is the engine's bad output and builds nothing.
+func TestPairsRefusesHugeLists(t *testing.T) {
+	codes := func(n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = "en-x-" + strconv.FormatInt(int64(i), 36)
+		}
+		return out
+	}
+	if got, err := Pairs("g", codes(MaxLanguages), codes(2)); err != nil || len(got) != 2*MaxLanguages {
+		t.Errorf("Pairs of %d sources = %d pairs, %v; want %d, nil", MaxLanguages, len(got), err, 2*MaxLanguages)
+	}
+	for _, side := range []string{"sources", "targets"} {
+		src, tgt := codes(MaxLanguages+1), codes(2)
+		if side == "targets" {
+			src, tgt = tgt, src
+		}
+		got, err := Pairs("g", src, tgt)
+		var te *translate.Error
+		if !errors.As(err, &te) || te.Kind != translate.KindBadOutput || te.Engine != "g" || got != nil {
+			t.Errorf("%s: Pairs of %d = %d pairs, %v; want a KindBadOutput of g", side, MaxLanguages+1, len(got), err)
+		}
 	}
 }
