@@ -3,6 +3,7 @@ package lang
 import (
 	"context"
 	"errors"
+	"strconv"
 	"testing"
 	"time"
 
@@ -43,5 +44,32 @@ func TestDiscover(t *testing.T) {
 	}
 	if s := Discover(c, time.Second, list([]pair{}, nil), sides); s != nil {
 		t.Error("an empty list gives a set")
+	}
+}
+
+// TestDiscoverBoundsTheLanguages: an engine's list is interned for good, so one naming more
+// than MaxDiscovered languages counts as a failed call and interns nothing; MaxDiscovered
+// (and language.Und beside them) are taken.
+func TestDiscoverBoundsTheLanguages(t *testing.T) {
+	list := func(n int) func(context.Context) ([]pair, error) {
+		return func(context.Context) ([]pair, error) {
+			out := []pair{{language.Und, language.English}}
+			for i := 1; i < n; i++ {
+				tag := language.MustParse("qaa-x-" + strconv.Itoa(i))
+				out = append(out, pair{language.English, tag})
+			}
+			return out, nil
+		}
+	}
+	c := NewCache()
+	if s := Discover(c, time.Second, list(MaxDiscovered), sides); s == nil {
+		t.Errorf("a list of %d languages gives no set", MaxDiscovered)
+	}
+	c = NewCache()
+	if s := Discover(c, time.Second, list(MaxDiscovered+1), sides); s != nil {
+		t.Errorf("a list of %d languages gives a set", MaxDiscovered+1)
+	}
+	if n := c.nids.Load(); n != 0 {
+		t.Errorf("the refused list interned %d languages", n)
 	}
 }
