@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -529,4 +530,33 @@ func nativeOf(e *Engine, err error) fidelity.Native {
 		panic(err)
 	}
 	return e.Profile().Native
+}
+
+// TestKeyFuncKeyNotInErrors: a 200 without choices quotes the vendor's message, which may
+// echo the key; the key a key function gave for the call is removed like a static one.
+func TestKeyFuncKeyNotInErrors(t *testing.T) {
+	const key = "sk-rotated-SECRET-0123456789abcdef"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"error":{"message":"key ` + got + ` is over its budget","type":"billing"}}`))
+	}))
+	defer srv.Close()
+	keyFunc := WithKeyFunc(func(context.Context) (string, error) { return key, nil })
+	for name, e := range map[string]*Engine{
+		"static":   must(New(key, testModel, WithBaseURL(srv.URL))),
+		"key func": must(New("", testModel, WithBaseURL(srv.URL), keyFunc)),
+	} {
+		_, err := e.Translate(context.Background(), request("fr", "en", "Bonjour"))
+		if err == nil || strings.Contains(err.Error(), "SECRET") {
+			t.Errorf("%s: error %v, want one without the key", name, err)
+		}
+	}
+}
+
+func must(e *Engine, err error) *Engine {
+	if err != nil {
+		panic(err)
+	}
+	return e
 }

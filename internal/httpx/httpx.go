@@ -17,6 +17,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -79,6 +80,10 @@ type Response struct {
 	Status int
 	Header http.Header
 	Body   []byte
+	// secrets are those of the call that got the response (see Do): Error redacts them
+	// whatever its caller passes, so that a key a key function chose for this one call,
+	// which the adapter's decoder never saw, is still kept out of the error.
+	secrets []string
 }
 
 // Do sends req with hc and reads the body, at most MaxBody bytes. A transport failure
@@ -100,7 +105,7 @@ func Do(hc *http.Client, engine string, req *http.Request, secrets ...string) (*
 	if err != nil {
 		return nil, TransportError(ctx, engine, err, secrets...)
 	}
-	r := &Response{Status: resp.StatusCode, Header: resp.Header, Body: body}
+	r := &Response{Status: resp.StatusCode, Header: resp.Header, Body: body, secrets: secrets}
 	if len(body) > MaxBody {
 		r.Body = nil
 		kind := StatusKind(r.Status)
@@ -176,8 +181,12 @@ func RetryAfter(h http.Header, now time.Time) time.Duration {
 
 // Error builds a *translate.Error from an HTTP response: Kind, status, Retry-After (clamped,
 // see RetryAfter) and the vendor's message with every secret removed (see Redact) and cut to
-// 512 bytes. secrets are the call's credentials and customer texts.
+// 512 bytes. secrets are the call's credentials and customer texts; those Do was given for
+// resp are removed too.
 func Error(engine string, kind translate.Kind, resp *Response, msg string, secrets ...string) *translate.Error {
+	if resp != nil && len(resp.secrets) > 0 {
+		secrets = slices.Concat(secrets, resp.secrets)
+	}
 	e := &translate.Error{Kind: kind, Engine: engine, Message: Truncate(Redact(msg, secrets...), 512)}
 	if resp != nil {
 		e.StatusCode = resp.Status

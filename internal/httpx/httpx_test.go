@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -79,5 +80,29 @@ func TestBaseURL(t *testing.T) {
 		} else if strings.Contains(err.Error(), "hunter2") {
 			t.Errorf("BaseURL error quotes the URL: %v", err)
 		}
+	}
+}
+
+// TestErrorRedactsTheCallsSecrets: a response remembers the secrets Do sent it with, and
+// Error removes them even when its caller passes none (a key a key function picked for the
+// call, which the adapter's decoder never saw).
+func TestErrorRedactsTheCallsSecrets(t *testing.T) {
+	const key = "sk-rotated-SECRET-0123456789"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("key " + r.Header.Get("Authorization") + " is over its budget"))
+	}))
+	defer srv.Close()
+	req, err := http.NewRequest(http.MethodPost, srv.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", key)
+	resp, err := Do(srv.Client(), "x", req, key, "customer text")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Error("x", translate.KindBadOutput, resp, string(resp.Body)).Error()
+	if want := "translate: x: bad_output (HTTP 200): key [REDACTED] is over its budget"; got != want {
+		t.Errorf("Error = %q, want %q", got, want)
 	}
 }
