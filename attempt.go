@@ -157,15 +157,20 @@ func mayHaveBilled(kind Kind, caller bool) bool {
 }
 
 // charge commits a call's reservation at what the vendor billed, when it said, or at what
-// was reserved.
+// was reserved. A vendor's count is an answer like its texts, and no more trusted: it is
+// taken up to what the call could have cost (see billedBound, tokenBound), so that one
+// answer claiming 10^15 characters cannot spend the day's budget of every engine.
 func (c *Client) charge(e *engine, l *lease, out *EngineResult, now int64) (int64, float64) {
 	chars, cost := l.chars, l.cost
 	if out != nil && out.BilledChars > 0 {
-		chars = out.BilledChars
+		chars = min(out.BilledChars, billedBound(l.chars))
 		cost = float64(chars) * e.prof.CostPerMillion / 1e6
 	}
-	if out != nil && e.prof.CostPerMillionTokens > 0 && out.InputTokens+out.OutputTokens > 0 {
-		cost = float64(out.InputTokens+out.OutputTokens) * e.prof.CostPerMillionTokens / 1e6
+	if out != nil && e.prof.CostPerMillionTokens > 0 {
+		bound := tokenBound(l.chars)
+		if tokens := max(0, min(out.InputTokens, bound)) + max(0, min(out.OutputTokens, bound)); tokens > 0 {
+			cost = float64(tokens) * e.prof.CostPerMillionTokens / 1e6
+		}
 	}
 	e.q.Charge(l.chars, chars, now)
 	if !e.free {
@@ -173,6 +178,16 @@ func (c *Client) charge(e *engine, l *lease, out *EngineResult, now int64) (int6
 	}
 	return chars, cost
 }
+
+// billedBound is the most characters a vendor's own count may charge a call of chars code
+// points: vendors count UTF-16 units (two for an emoji) and some count markup, so four
+// times as many and 64 more.
+func billedBound(chars int64) int64 { return 4*chars + 64 }
+
+// tokenBound is the most tokens a language model's reported input, and its output, may
+// each charge a call of chars code points: a token is at least a byte and a code point at
+// most four, and 8,192 more for the prompt's instructions and glossary.
+func tokenBound(chars int64) int64 { return 4*chars + 8192 }
 
 // callStart is when the last call started, on deadline.Now's clock.
 func (w *walk) callStart() int64 { return w.sc.callStart }

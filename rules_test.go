@@ -6,6 +6,7 @@ package translate_test
 import (
 	"context"
 	"errors"
+	"math"
 	"fmt"
 	"strings"
 	"sync"
@@ -778,6 +779,12 @@ type reportedCharge struct {
 var reportedCharges = []reportedCharge{
 	{"billed chars", billing{billed: 50}, translate.Profile{CostPerMillion: 100_000, Quota: 1000}, 5, 950},
 	{"tokens", billing{billed: 10, in: 3, out: 4}, translate.Profile{CostPerMillion: 100_000, CostPerMillionTokens: 1e6, Quota: 1000}, 7, 990},
+	// A vendor's count is taken up to what the call could cost: 4 per character and 64 more
+	// (104 for these 10), and for tokens 4 per character and 8,192 more, each way; a
+	// negative count is none.
+	{"billed chars absurd", billing{billed: 1e15}, translate.Profile{CostPerMillion: 100_000, Quota: 1000}, 10.4, 896},
+	{"tokens absurd", billing{in: 1e15, out: math.MaxInt64}, translate.Profile{CostPerMillion: 100_000, CostPerMillionTokens: 1000, Quota: 1000}, 16.464, 990},
+	{"tokens negative", billing{in: -1e15, out: 5}, translate.Profile{CostPerMillion: 100_000, CostPerMillionTokens: 1e6, Quota: 1000}, 5, 990},
 }
 
 // testChargedAsReported: the result's cost, the budget and the quota take what the
