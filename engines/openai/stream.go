@@ -374,7 +374,8 @@ type shaper struct {
 	lead, trail string // the source's surrounding white space
 	think       bool   // a <think> block may still be dropped
 	state       shaperState
-	held        string // start: a possible "<think>" prefix; thinking: the tail that may start "</think>"; body: trailing white space
+	held        string // start: a possible "<think>" prefix; thinking: the tail that may start "</think>"
+	space       []byte // body: the white space the answer ends with so far, held back
 }
 
 type shaperState uint8
@@ -408,10 +409,16 @@ func (s *shaper) push(d string) string {
 		s.held = buf[max(0, len(buf)-len(thinkClose)+1):]
 		return ""
 	case shapeBody:
-		buf := s.held + d
-		core := strings.TrimRightFunc(buf, unicode.IsSpace)
-		s.held = buf[len(core):]
-		return core
+		// Only d is trimmed, and white space is appended to what is held: a model that
+		// writes a million white-space deltas costs a million appends, not their square.
+		core := strings.TrimRightFunc(d, unicode.IsSpace)
+		if core == "" {
+			s.space = append(s.space, d...)
+			return ""
+		}
+		out := string(s.space) + core
+		s.space = append(s.space[:0], d[len(core):]...)
+		return out
 	}
 	t := strings.TrimLeftFunc(s.held+d, unicode.IsSpace)
 	s.held = ""

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"slices"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -780,6 +781,34 @@ func TestStreamShaping(t *testing.T) {
 				t.Errorf("stream gives %q, Translate's cleaning %q", strings.Join(got, ""), whole)
 			}
 		})
+	}
+}
+
+// TestStreamShapingIsLinear: trailing white space is held back until text follows, and a
+// model writing 20,000 one-space deltas costs 20,000 appends: held white space copied into
+// every delta's buffer cost 200 MB here (the square of the deltas) and minutes at a million.
+func TestStreamShapingIsLinear(t *testing.T) {
+	const n = 20000
+	sh := newShaper("Hello")
+	var got []string
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got = append(got, sh.push("Hola"))
+	for range n {
+		if out := sh.push(" "); out != "" {
+			got = append(got, out)
+		}
+	}
+	got = append(got, sh.push("mundo "))
+	runtime.ReadMemStats(&after)
+	if tail, ok := sh.end(); !ok || tail != "" {
+		t.Fatalf("end = %q, %v", tail, ok)
+	}
+	if want := []string{"Hola", strings.Repeat(" ", n) + "mundo"}; !cmp.Equal(want, got) {
+		t.Errorf("yielded %d pieces of %d bytes, want Hola, %d spaces and mundo", len(got), len(strings.Join(got, "")), n)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
+		t.Errorf("shaping %d one-space deltas allocated %d KB, want at most 1 MB", n, alloc>>10)
 	}
 }
 
