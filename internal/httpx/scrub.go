@@ -4,7 +4,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/url"
+	"strconv"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // Redaction marks where a secret or a customer text was removed from a message.
@@ -29,7 +32,11 @@ const maxScrubInput = 4096
 //
 //   - raw;
 //   - JSON-escaped, with and without HTML escaping (`"` as \", & < > as \u0026 \u003c
-//     \u003e), the way encoding/json writes it;
+//     \u003e), the way encoding/json writes it, and with every non-ASCII character as
+//     \uXXXX (UTF-16, lower- and upper-case hex), the way Python's json.dumps and PHP's
+//     json_encode write it by default;
+//   - with every non-ASCII character as an HTML numeric entity, decimal or hex (&#26426;,
+//     &#x673a;), as an HTML error page may;
 //   - URL query-escaped (url.QueryEscape, "+" for space) and path-escaped, also with
 //     lower-case percent escapes;
 //   - standard and URL-safe base64, padded and raw;
@@ -45,9 +52,12 @@ func Redact(s string, secrets ...string) string {
 		return s
 	}
 	var forms []string
+	// The ASCII-only forms of a non-ASCII secret hold \u or &# wherever it is not ASCII: a
+	// message without them cannot quote those forms other than where the raw form matches.
+	ascii := asciiForms{json: strings.Contains(s, `\u`), entity: strings.Contains(s, "&#")}
 	for _, sec := range secrets {
 		if sec != "" {
-			forms = appendForms(forms, sec)
+			forms = appendForms(forms, sec, ascii)
 		}
 	}
 	if len(forms) == 0 {
@@ -97,8 +107,11 @@ func alnum(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c >= 0x80
 }
 
+// asciiForms says which ASCII-only forms of a non-ASCII secret appendForms adds.
+type asciiForms struct{ json, entity bool }
+
 // appendForms appends the distinct encodings of sec that Redact removes.
-func appendForms(forms []string, sec string) []string {
+func appendForms(forms []string, sec string, ascii asciiForms) []string {
 	add := func(f string) {
 		if f == "" {
 			return
@@ -112,7 +125,16 @@ func appendForms(forms []string, sec string) []string {
 	}
 	add(sec)
 	add(jsonEscape(sec, true))
-	add(jsonEscape(sec, false))
+	js := jsonEscape(sec, false)
+	add(js)
+	if ascii.json && !isASCII(sec) {
+		add(escapeNonASCII(js, jsonLower))
+		add(escapeNonASCII(js, jsonUpper))
+	}
+	if ascii.entity && !isASCII(sec) {
+		add(escapeNonASCII(sec, entityDec))
+		add(escapeNonASCII(sec, entityHex))
+	}
 	q := url.QueryEscape(sec)
 	add(q)
 	add(lowerEscapes(q))
@@ -138,6 +160,56 @@ func jsonEscape(sec string, html bool) string {
 	}
 	out := strings.TrimSuffix(b.String(), "\n")
 	return out[1 : len(out)-1]
+}
+
+// nonASCII is a way of writing a non-ASCII character in ASCII.
+type nonASCII uint8
+
+const (
+	jsonLower nonASCII = iota // \u673a, UTF-16 units
+	jsonUpper                 // \u673A
+	entityDec                 // &#26426;
+	entityHex                 // &#x673a;
+)
+
+// escapeNonASCII writes every non-ASCII character of s the way form does: as UTF-16 code
+// units (a surrogate pair above U+FFFF) for the JSON forms, else as its code point.
+func escapeNonASCII(s string, form nonASCII) string {
+	b := make([]byte, 0, 2*len(s))
+	for _, r := range s {
+		switch {
+		case r < utf8.RuneSelf:
+			b = append(b, byte(r))
+		case form == entityDec:
+			b = append(strconv.AppendInt(append(b, "&#"...), int64(r), 10), ';')
+		case form == entityHex:
+			b = append(strconv.AppendInt(append(b, "&#x"...), int64(r), 16), ';')
+		case r > 0xFFFF:
+			hi, lo := utf16.EncodeRune(r)
+			b = appendUnit(appendUnit(b, hi, form), lo, form)
+		default:
+			b = appendUnit(b, r, form)
+		}
+	}
+	return string(b)
+}
+
+// appendUnit appends the JSON escape of the UTF-16 unit u: \u and four hex digits.
+func appendUnit(b []byte, u rune, form nonASCII) []byte {
+	digits := "0123456789abcdef"
+	if form == jsonUpper {
+		digits = "0123456789ABCDEF"
+	}
+	return append(b, '\\', 'u', digits[u>>12&15], digits[u>>8&15], digits[u>>4&15], digits[u&15])
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // lowerEscapes lower-cases the hex digits of percent escapes ("%2F" -> "%2f").

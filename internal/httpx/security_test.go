@@ -400,3 +400,24 @@ func TestRedactLinearOnRepetitiveInput(t *testing.T) {
 		t.Fatalf("Redact took %v on repetitive input", d)
 	}
 }
+
+// TestRedactASCIIOnlyEscapes: a vendor whose JSON is written by Python's json.dumps or PHP's
+// json_encode (every non-ASCII character as \uXXXX), or an HTML page with numeric entities,
+// echoes a CJK text in a form none of encoding/json's is; each form, whole or quoted in
+// part, is removed, and with it every character of the text.
+func TestRedactASCIIOnlyEscapes(t *testing.T) {
+	const text = "机密：董事会决定于下月以三亿元收购竞争对手公司 𠀋"
+	for name, echo := range map[string]string{
+		"json lower": `\u673a\u5bc6\uff1a\u8463\u4e8b\u4f1a\u51b3\u5b9a\u4e8e\u4e0b\u6708\u4ee5\u4e09\u4ebf\u5143\u6536\u8d2d\u7ade\u4e89\u5bf9\u624b\u516c\u53f8 \ud840\udc0b`,
+		"json upper": `\u673A\u5BC6\uFF1A\u8463\u4E8B\u4F1A\u51B3\u5B9A\u4E8E\u4E0B\u6708\u4EE5\u4E09\u4EBF\u5143\u6536\u8D2D\u7ADE\u4E89\u5BF9\u624B\u516C\u53F8 \uD840\uDC0B`,
+		"json part":  `\u8463\u4e8b\u4f1a\u51b3\u5b9a`,
+		"entities":   "&#26426;&#23494;&#65306;&#33891;&#20107;&#20250;",
+		"hex ents":   "&#x673a;&#x5bc6;&#xff1a;&#x8463;&#x4e8b;&#x4f1a;",
+	} {
+		msg := `{"detail": "could not segment \"` + echo + `\""}`
+		got := Redact(msg, text)
+		if !strings.Contains(got, Redaction) || strings.Contains(got, `\u`) || strings.Contains(got, "&#") {
+			t.Errorf("%s: Redact = %q", name, got)
+		}
+	}
+}
