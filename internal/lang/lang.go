@@ -22,6 +22,7 @@ package lang
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -130,6 +131,18 @@ func FullKeyOf(t language.Tag) string {
 // MaxFullIDs bounds how many full keys a Cache interns; later ones get FullID 0.
 const MaxFullIDs = 1 << 16
 
+// MaxIDs bounds how many keys (base language and script) a Cache interns: far more than
+// languages are translated between, far fewer than the tags a caller could make up (about
+// 2 million). Past it, Lookup of a tag with a new key fails with ErrTooManyLanguages.
+const MaxIDs = 1 << 16
+
+// maxIDs is MaxIDs, lowered by tests.
+var maxIDs = MaxIDs
+
+// ErrTooManyLanguages is Lookup's error for a tag whose key is new when the Cache holds
+// MaxIDs keys already.
+var ErrTooManyLanguages = errors.New("more distinct languages than " + strconv.Itoa(MaxIDs))
+
 // maxCached bounds how many distinct tag strings a Cache remembers.
 const maxCached = 4096
 
@@ -217,8 +230,12 @@ func (c *Cache) Lookup(tag string) (*Info, error) {
 	if in, ok := old[tag]; ok {
 		return in, nil
 	}
+	id := c.internLocked(key)
+	if id == 0 {
+		return nil, ErrTooManyLanguages
+	}
 	full := FullKeyOf(t)
-	in := &Info{Tag: t, Key: key, ID: c.internLocked(key), Full: full, FullID: c.internFullLocked(full),
+	in := &Info{Tag: t, Key: key, ID: id, Full: full, FullID: c.internFullLocked(full),
 		tagString: strings.Clone(tag), Canon: t.String()}
 	in.recent = &recentTag{tag: in.tagString, info: in}
 	if len(old) >= maxCached {
@@ -253,9 +270,14 @@ func (c *Cache) Key(id int) (string, bool) {
 	return "", false
 }
 
+// internLocked returns key's id, interning it when new; 0 when it is new and the Cache
+// holds maxIDs keys (an id 0 is in every Set: see Has).
 func (c *Cache) internLocked(key string) int {
 	if id, ok := c.ids[key]; ok {
 		return id
+	}
+	if len(c.ids) >= maxIDs {
+		return 0
 	}
 	id := len(c.ids) + 1
 	c.ids[key] = id

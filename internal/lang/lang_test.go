@@ -111,3 +111,28 @@ func TestLookupDoesNotAllocateWhenSeen(t *testing.T) {
 		t.Errorf("allocs = %v, want 0", n)
 	}
 }
+
+// TestCacheBoundsItsKeys: every key a Cache sees is kept for good, so past maxIDs a tag
+// with a new key is refused (ErrTooManyLanguages), interning nothing, while tags of the
+// keys it holds are still looked up.
+func TestCacheBoundsItsKeys(t *testing.T) {
+	defer func(n int) { maxIDs = n }(maxIDs)
+	maxIDs = 3
+	c := NewCache()
+	for _, tag := range []string{"en", "de", "fr", "en-GB", "de-CH"} {
+		if _, err := c.Lookup(tag); err != nil {
+			t.Fatalf("Lookup(%s) with room: %v", tag, err)
+		}
+	}
+	for _, tag := range []string{"ja", "zh-Hant"} {
+		if in, err := c.Lookup(tag); !errors.Is(err, ErrTooManyLanguages) {
+			t.Errorf("Lookup(%s) past maxIDs = %+v, %v; want ErrTooManyLanguages", tag, in, err)
+		}
+	}
+	if n := len(c.ids); n != 3 {
+		t.Errorf("the Cache holds %d keys, want 3", n)
+	}
+	if in, err := c.Lookup("fr-CA"); err != nil || in.ID == 0 {
+		t.Errorf("Lookup(fr-CA), a key it holds: %+v, %v", in, err)
+	}
+}
