@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fanyi-go/translate/internal/memo"
+	"github.com/fanyi-go/translate/internal/quota"
 )
 
 // keyFields is what, besides the text, makes two requests the same for the cache: the
@@ -136,20 +137,26 @@ func (c *cache) put(r *request, res *Result, by []string, now int64) {
 }
 
 // flightKey is what makes two requests in flight share one engine call: the cache key, the
-// pin (a pinned request never takes another engine's answer through a flight) and the
-// allowed regions (a request never takes the answer of an engine outside them).
+// pin (a pinned request never takes another engine's answer through a flight), the allowed
+// regions (a request never takes the answer of an engine outside them), and what else
+// decides where the request may go and so whether it fails: its priority (a high-priority
+// request may go to premium engines) and its tenant's budget (one tenant's spent budget is
+// not another's). A request whose target has no id of its own (see idHash) joins no flight.
 type flightKey struct {
 	text string
 	keyFields
 	fallback bool
-	pinned   *engineState // the pinned engine; nil when routed
-	regions  uint64       // hash of Request.Regions; 0 when any region will do
+	priority Priority
+	pinned   *engineState  // the pinned engine; nil when routed
+	tenant   *quota.Tenant // the tenant's own budget; nil for the Client's
+	regions  uint64        // hash of Request.Regions; 0 when any region will do
 }
 
 type flight = memo.Flight[flightKey, *Result]
 
 func (r *request) flightKey() flightKey {
-	k := flightKey{text: r.Text, keyFields: r.key, fallback: r.AllowFallback, regions: r.regions}
+	k := flightKey{text: r.Text, keyFields: r.key, fallback: r.AllowFallback, priority: r.Priority,
+		tenant: r.tenant, regions: r.regions}
 	if r.pinned != nil {
 		k.pinned = r.pinned.engineState
 	}
@@ -215,6 +222,34 @@ func newSeen() seen {
 // resultSize estimates the bytes a remembered Result holds.
 func resultSize(r *Result) int64 {
 	return int64(len(r.Text)+len(r.Source)+len(r.Engine)+len(r.RequestID)) + int64(len(r.Attempts))*64 + 160
+}
+
+// replayable reports whether r may take prev, its RequestID's first answer, as peek
+// decides for a cache entry: a pin without fallback takes only its engine's answers, and a
+// request limited to regions only answers made in them. The engines that made prev are its
+// successful attempts (one per segment), or its Engine when it has none (a stale entry).
+func (r *request) replayable(prev *Result) bool {
+	pin := r.pinned != nil && !r.AllowFallback
+	if !pin && len(r.Regions) == 0 {
+		return true
+	}
+	allowed := func(name string) bool {
+		if pin && name != r.pinned.name {
+			return false
+		}
+		e := r.s.byName[name]
+		return len(r.Regions) == 0 || e != nil && regionAllowed(e.prof.Region, r.Regions)
+	}
+	made := false
+	for _, a := range prev.Attempts {
+		if a.Err == nil {
+			made = true
+			if !allowed(a.Engine) {
+				return false
+			}
+		}
+	}
+	return made || allowed(prev.Engine)
 }
 
 // prior is what is known of a caller's request id.

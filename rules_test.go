@@ -6,8 +6,8 @@ package translate_test
 import (
 	"context"
 	"errors"
-	"math"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"sync/atomic"

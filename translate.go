@@ -2,6 +2,7 @@ package translate
 
 import (
 	"context"
+	"errors"
 	"hash/maphash"
 	"strconv"
 	"strings"
@@ -303,7 +304,7 @@ func (c *Client) translate(ctx context.Context, r *request, now int64, sc *scrat
 	}
 	if r.RequestID != "" {
 		if p, ok := c.seen.lookup(r.RequestID, r.hash, now); ok {
-			if p.res != nil {
+			if p.res != nil && r.replayable(p.res) {
 				return c.reuse(p.res, r.RequestID, r.t0), nil
 			}
 			r.prior = &p
@@ -342,7 +343,7 @@ func (c *Client) translate(ctx context.Context, r *request, now int64, sc *scrat
 // engines.
 func (c *Client) joinFlight(r *request) (b *resultBuf, led, follow *flight) {
 	few := len(r.s.engines) <= instantScan || (r.pinned != nil && !r.AllowFallback)
-	if few && c.instant(r) {
+	if r.tgt.FullID == 0 || few && c.instant(r) { // see flightKey
 		return c.newResult(r.RequestID), nil, nil
 	}
 	fb := c.newFlightResult(r.RequestID)
@@ -654,6 +655,9 @@ func (c *Client) prepareKey(req *Request, r *request) error {
 		return err
 	}
 	r.hash = r.key.hash(maphash.String(c.hashSeed, req.Text))
+	if r.tgt.FullID == 0 { // no id for the full target (lang.MaxFullIDs): its key says nothing of it
+		r.hash = mix(r.hash ^ maphash.String(c.hashSeed, r.tgt.Full))
+	}
 	return nil
 }
 
@@ -696,6 +700,8 @@ func checkFields(req *Request) error {
 func (c *Client) prepareLangs(req *Request, r *request) error {
 	src, tgt, err := c.langs.LookupPair(req.Source, req.Target)
 	switch {
+	case errors.Is(err, lang.ErrTooManyLanguages):
+		return invalid("the Client has seen " + err.Error()) // each is remembered for good
 	case tgt == nil:
 		return invalid("Target is not a valid BCP 47 tag")
 	case err != nil:
