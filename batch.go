@@ -2,7 +2,6 @@ package translate
 
 import (
 	"context"
-	"strings"
 	"sync"
 	"time"
 
@@ -73,13 +72,17 @@ func (c *Client) TranslateBatch(ctx context.Context, reqs []Request) []BatchResu
 	return out
 }
 
-// packKey is what requests packed into the same engine calls share.
+// packKey is what requests packed into the same engine calls share. The pack is walked as
+// its first request (runPack), so every field that decides where a request may go or whose
+// budget it spends is here: the tenant too, and the regions as a list (hashed; joined, "a,b"
+// and ["a", "b"] were one key).
 type packKey struct {
-	source, target, engine, user, regions string
-	scene                                 Scene
-	style                                 Style
-	priority                              Priority
-	fallback, noCache                     bool
+	source, target, engine, user, tenant string
+	regions                              uint64
+	scene                                Scene
+	style                                Style
+	priority                             Priority
+	fallback, noCache                    bool
 }
 
 // batchTasks groups reqs into tasks: packs of requests that may share engine calls, of up
@@ -90,8 +93,8 @@ func (c *Client) batchTasks(reqs []Request) [][]int {
 		if r.RequestID != "" || len(r.Text) > 4*packMaxChars || c.ownWalk(r) {
 			return packKey{}, false
 		}
-		return packKey{source: r.Source, target: r.Target, engine: r.Engine, user: r.UserID,
-			regions: strings.Join(r.Regions, ","), scene: r.Scene, style: r.Style, priority: r.Priority,
+		return packKey{source: r.Source, target: r.Target, engine: r.Engine, user: r.UserID, tenant: r.Tenant,
+			regions: regionsHash(c.hashSeed, r.Regions), scene: r.Scene, style: r.Style, priority: r.Priority,
 			fallback: r.AllowFallback, noCache: r.NoCache}, true
 	})
 }

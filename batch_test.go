@@ -206,3 +206,34 @@ func TestBatchAloneWhenItMust(t *testing.T) {
 		t.Errorf("request id %q, want id-7", out[1].Result.RequestID)
 	}
 }
+
+// TestBatchPacksByTenantAndRegions: a pack is walked as its first request, so requests
+// of different tenants, or limited to different regions, never share one: a tenant whose
+// budget is spent is refused in a batch as alone, and another's is served and charged to
+// it alone; Regions ["eu,us"] (one region of that name) is not ["eu", "us"].
+func TestBatchPacksByTenantAndRegions(t *testing.T) {
+	paid := fake.New("paid")
+	c := newClient(t, translate.WithEngine(paid, translate.Profile{CostPerMillion: 1e6, MaxTexts: 50, Region: "us"}),
+		translate.WithBudget(translate.Budget{Tenants: map[string]translate.Budget{"rich": {Daily: 1000}, "poor": {Daily: 1}}}))
+	ctx := context.Background()
+	rich, poor := req("Hello there my friend"), req("Good morning to you")
+	rich.Tenant, poor.Tenant = "rich", "poor"
+	for _, batch := range [][]translate.Request{{rich, poor}, {poor, rich}} {
+		out := c.TranslateBatch(ctx, batch)
+		for i, br := range out {
+			want := batch[i].Tenant == "rich"
+			if served := br.Err == nil; served != want {
+				t.Errorf("tenant %s in batch %s+%s: served %v (%v), want %v", batch[i].Tenant, batch[0].Tenant, batch[1].Tenant, served, br.Err, want)
+			}
+		}
+	}
+	if st, _ := c.TenantBudget("rich"); st.Spent != 2*21 {
+		t.Errorf("rich spent %v, want 42: its own text twice", st.Spent)
+	}
+	comma, both := req("The house is red"), req("The garden is green")
+	comma.Regions, both.Regions = []string{"eu,us"}, []string{"eu", "us"}
+	out := c.TranslateBatch(ctx, []translate.Request{both, comma})
+	if out[0].Err != nil || out[1].Err == nil {
+		t.Errorf("Regions [eu us]: %v; [\"eu,us\"]: %+v, %v; want the first served by us, the second refused", out[0].Err, out[1].Result, out[1].Err)
+	}
+}
