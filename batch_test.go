@@ -237,3 +237,62 @@ func TestBatchPacksByTenantAndRegions(t *testing.T) {
 		t.Errorf("Regions [eu us]: %v; [\"eu,us\"]: %+v, %v; want the first served by us, the second refused", out[0].Err, out[1].Result, out[1].Err)
 	}
 }
+
+// detectEcho sends every text back unchanged, detecting each text's source on its own: en
+// for a text starting "Hello", else de.
+type detectEcho struct{}
+
+func (detectEcho) Name() string { return "echo" }
+
+func (detectEcho) Translate(_ context.Context, r *translate.EngineRequest) (*translate.EngineResult, error) {
+	out := &translate.EngineResult{Texts: append([]string(nil), r.Texts...)}
+	for _, t := range r.Texts {
+		src := language.German
+		if strings.HasPrefix(t, "Hello") {
+			src = language.English
+		}
+		out.Sources = append(out.Sources, src)
+	}
+	out.Source = out.Sources[0]
+	return out, nil
+}
+
+// TestBatchEchoJudgedByTheTextsOwnSource: a German text sent back for target en is an
+// echo in a pack too, where the call's detected source (its first text's) is en: each
+// text is judged by the source detected for it, as it would be alone.
+func TestBatchEchoJudgedByTheTextsOwnSource(t *testing.T) {
+	c := newClient(t, translate.WithEngine(detectEcho{}, translate.Profile{MaxTexts: 50}))
+	de := translate.Request{Text: "Das Haus ist rot und der Garten ist grün.", Target: "en"}
+	if res, err := c.Translate(context.Background(), de); err == nil {
+		t.Fatalf("alone, the German echo was served: %q", res.Text)
+	}
+	out := c.TranslateBatch(context.Background(), []translate.Request{{Text: "Hello, how are you today?", Target: "en"}, de})
+	if out[1].Err == nil {
+		t.Errorf("in a pack, the German source was served as its English translation: %+v", out[1].Result)
+	}
+}
+
+// flatten answers each text with its white space collapsed, as a language model that
+// joins lines sends back a text it did not translate.
+type flatten struct{}
+
+func (flatten) Name() string { return "flatten" }
+
+func (flatten) Translate(_ context.Context, r *translate.EngineRequest) (*translate.EngineResult, error) {
+	out := &translate.EngineResult{}
+	for _, t := range r.Texts {
+		out.Texts = append(out.Texts, strings.Join(strings.Fields(t), " "))
+	}
+	return out, nil
+}
+
+// TestEchoWithWhiteSpaceChanged: the source sent back with its line break or double space
+// collapsed is an echo, not a translation.
+func TestEchoWithWhiteSpaceChanged(t *testing.T) {
+	c := newClient(t, translate.WithEngine(flatten{}, translate.Profile{}))
+	for _, text := range []string{"The house is red.\nThe garden is green.", "The house  is red."} {
+		if res, err := c.Translate(context.Background(), translate.Request{Text: text, Source: "en", Target: "de"}); translate.KindOf(err) != translate.KindBadOutput {
+			t.Errorf("%q came back as %+v, %v; want bad output", text, res, err)
+		}
+	}
+}

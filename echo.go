@@ -7,13 +7,14 @@ import (
 	"github.com/fanyi-go/translate/internal/echo"
 )
 
-// echoed reports whether an engine sent the source text back as its translation: a text
+// echoed reports whether an engine sent the source text back as its translation (but for
+// white space: see echo.Same): a text
 // that must change in translation (echo.Translatable: two or more words, a letter in a
 // script the target does not write in, ...) came back unchanged. When the source was
 // detected and the engine says it is the target language already, the text is allowed
 // back as is.
 func echoed(src, got string, r *request, out *EngineResult) bool {
-	if strings.TrimSpace(src) != strings.TrimSpace(got) {
+	if !echo.Same(src, got) {
 		return false
 	}
 	if r.src == nil && out.Source.String() != "und" && r.tgt != nil {

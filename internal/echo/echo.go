@@ -6,6 +6,7 @@ package echo
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Translatable reports whether s holds words that a translation must change, so that s
@@ -119,4 +120,30 @@ var Scripts = map[string][]*unicode.RangeTable{
 	"Arab": {unicode.Arabic}, "Hebr": {unicode.Hebrew}, "Deva": {unicode.Devanagari},
 	"Thai": {unicode.Thai}, "Hang": {unicode.Hangul}, "Hans": {unicode.Han}, "Hant": {unicode.Han},
 	"Jpan": {unicode.Han, unicode.Hiragana, unicode.Katakana}, "Kore": {unicode.Hangul, unicode.Han},
+}
+
+// Same reports whether got is src but for white space: the same characters in the same
+// order, where any run of white space matches any other (a model that joins lines or
+// collapses double spaces sends the text back all the same), and space at either end is
+// ignored. It allocates nothing, and a translation that differs from the first character
+// costs one comparison.
+func Same(src, got string) bool {
+	src, got = strings.TrimSpace(src), strings.TrimSpace(got)
+	if src == got {
+		return true
+	}
+	for src != "" && got != "" {
+		rs, ns := utf8.DecodeRuneInString(src)
+		rg, ng := utf8.DecodeRuneInString(got)
+		spaceS, spaceG := unicode.IsSpace(rs), unicode.IsSpace(rg)
+		switch {
+		case spaceS && spaceG:
+			src, got = strings.TrimLeftFunc(src, unicode.IsSpace), strings.TrimLeftFunc(got, unicode.IsSpace)
+		case spaceS || spaceG || rs != rg:
+			return false
+		default:
+			src, got = src[ns:], got[ng:]
+		}
+	}
+	return src == "" && got == ""
 }

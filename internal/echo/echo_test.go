@@ -28,3 +28,28 @@ func TestTranslatable(t *testing.T) {
 		}
 	}
 }
+
+func TestSame(t *testing.T) {
+	for _, tc := range []struct {
+		src, got string
+		want     bool
+	}{
+		{"The house is red.", "The house is red.", true},
+		{" The house is red.\n", "The house is red.", true},
+		{"The house is red.\nThe garden is green.", "The house is red. The garden is green.", true},
+		{"The house  is\tred.", "The house is red.", true},
+		{"The house is red.", "The house is red!", false},
+		{"The house is red.", "Thehouse is red.", false},
+		{"The house is red.", "The house is red. And", false},
+		{"Das Haus ist rot.", "The house is red.", false},
+		{"", "", true},
+		{"机密 文件", "机密\u3000文件", true},
+	} {
+		if got := Same(tc.src, tc.got); got != tc.want {
+			t.Errorf("Same(%q, %q) = %v, want %v", tc.src, tc.got, got, tc.want)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { Same("The house is red.\nThe garden", "The house is red. The garden") }); n != 0 {
+		t.Errorf("Same allocates %v times", n)
+	}
+}
