@@ -451,7 +451,7 @@ func (c *Client) checkPack(w *walk, actx context.Context, e *engine, texts []str
 	w.bad = w.bad[:0]
 	var first error
 	for i, src := range texts {
-		if err := checkText(e, w.r, src, out.Texts[i], out); err != nil {
+		if err := checkText(e, w.r, src, out.Texts[i], textResult(out, i)); err != nil {
 			w.bad = append(w.bad, i)
 			first = cmp.Or(first, err)
 		}

@@ -272,6 +272,17 @@ func (w *walk) packAnswer(k int, items []packItem, err error) (*Result, error) {
 	return res, nil
 }
 
+// textResult is out as the check of its text i reads it: with that text's own detected
+// source, when the engine gave one per text (an echo is judged by it).
+func textResult(out *EngineResult, i int) *EngineResult {
+	if len(out.Sources) != len(out.Texts) || out.Sources[i] == out.Source {
+		return out
+	}
+	own := *out
+	own.Source = out.Sources[i]
+	return &own
+}
+
 // textSource is the source the engine detected for text i of its answer: the text's own
 // when the engine detects per text, else the call's; "" when it reported none.
 func textSource(out *EngineResult, i int) string {
