@@ -84,13 +84,21 @@ func (c *Client) reserve(e *engine, l *lease, now int64) error {
 	if !e.q.Reserve(l.chars, now) {
 		return &Error{Kind: KindQuotaExhausted, Engine: e.name, Message: "skipped: local quota exhausted"}
 	}
-	l.cost, l.at = float64(l.chars)*e.prof.CostPerMillion/1e6, now
+	l.cost, l.at = reservedCost(&e.prof, l.chars), now
 	if !e.free && !c.budget.Reserve(l.tenant, l.cost, now) {
 		e.q.Refund(l.chars)
 		l.chars, l.cost = 0, 0
 		return &Error{Kind: KindBudgetExceeded, Engine: e.name, Message: "skipped: budget exhausted"}
 	}
 	return nil
+}
+
+// reservedCost is what a call of chars code points is reserved from the budget: its
+// characters' price and, for an engine priced by tokens, a token a character each way (a
+// generous guess: English takes about one per four), whichever is more. charge settles it
+// at what the call cost.
+func reservedCost(p *Profile, chars int64) float64 {
+	return max(float64(chars)*p.CostPerMillion, float64(2*chars)*p.CostPerMillionTokens) / 1e6
 }
 
 // undo gives back everything a lease holds: the call was never sent.

@@ -238,7 +238,9 @@ type Profile struct {
 	SafeRate float64
 	// CostPerMillionTokens prices LLM engines by the tokens they report
 	// (EngineResult.InputTokens + OutputTokens); when set and reported, it is what a call
-	// is charged instead of CostPerMillion; 0..1e9. 0 means characters only.
+	// is charged instead of CostPerMillion; 0..1e9. 0 means characters only. An engine with
+	// it is paid even when CostPerMillion is 0: a call is reserved a token per character
+	// each way (or its characters' price, if more) and charged what it reports.
 	CostPerMillionTokens float64
 	// TimeoutPerKTokens grows an attempt's timeout with the length of its texts, for engines
 	// whose answer takes longer the more they write (language models): Timeout plus this

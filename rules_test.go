@@ -854,3 +854,35 @@ func TestDefaults(t *testing.T) {
 		}
 	})
 }
+
+// tokenPriced answers every call reporting 1,000 input and 1,000 output tokens.
+type tokenPriced struct{}
+
+func (tokenPriced) Name() string { return "llm" }
+
+func (tokenPriced) Translate(_ context.Context, r *translate.EngineRequest) (*translate.EngineResult, error) {
+	return &translate.EngineResult{Texts: []string{"<" + r.Texts[0] + ">"}, InputTokens: 1000, OutputTokens: 1000}, nil
+}
+
+// TestTokenPricedEngineSpendsTheBudget: an engine priced only by tokens is paid: each call
+// is reserved (a token a character each way, 0.05 credits here) and charged its tokens (2
+// credits), so a daily budget of 5 serves three calls (the third's reservation fits, its
+// charge passes the limit), not ten, and the budget counts what they cost.
+func TestTokenPricedEngineSpendsTheBudget(t *testing.T) {
+	c := newClient(t, translate.WithClock(newClock()), translate.WithEngine(tokenPriced{}, translate.Profile{CostPerMillionTokens: 1000}),
+		translate.WithBudget(translate.Budget{Daily: 5}))
+	var cost float64
+	served := 0
+	for i := range 10 {
+		res, err := c.Translate(context.Background(), req(fmt.Sprintf("Sentence number %d here", i)))
+		if err == nil {
+			served++
+			cost += res.Cost
+		} else if translate.KindOf(err) != translate.KindBudgetExceeded {
+			t.Fatalf("call %d: %v", i, err)
+		}
+	}
+	if st := c.Budget(); served != 3 || cost != 6 || st.Spent != 6 {
+		t.Errorf("daily budget 5: %d calls served costing %v, the budget counts %v; want 3 calls, 6 and 6", served, cost, st.Spent)
+	}
+}

@@ -133,7 +133,7 @@ func (c *Client) newEngine(s *setup, i int, spec engineSpec, start time.Time, ol
 		return nil, configError(fmt.Sprintf("WithEngine[%d].Profile.Languages", i), err.Error())
 	}
 	e := &engine{s: s, eng: spec.e, prof: p, langs: langs, quotaLimited: p.Quota > 0, canary: p.Canary > 0 || p.Staged || p.Ramp != nil,
-		fallback: p.FallbackOnly, free: p.Class == ClassFree || p.CostPerMillion == 0, cost: CostScore(p.CostPerMillion),
+		fallback: p.FallbackOnly, free: p.Class == ClassFree || p.CostPerMillion == 0 && p.CostPerMillionTokens == 0, cost: CostScore(p.CostPerMillion),
 		view: &s.hot[i].view}
 	for sc := range sceneNames {
 		e.quality[sc] = p.Quality
