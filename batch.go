@@ -202,6 +202,7 @@ func (c *Client) runPack(ctx context.Context, p *packRun, items []packItem, text
 		}
 		return
 	}
+	var bad []badItem
 	for k := range items {
 		it := &items[k]
 		res, ierr := w.packAnswer(k, items, err)
@@ -209,8 +210,7 @@ func (c *Client) runPack(ctx context.Context, p *packRun, items []packItem, text
 			res, ierr = c.packDegrade(ctx, &it.r, w.attempts, ierr)
 		}
 		if res == nil && ierr == nil { // its text came back bad: it fails over alone
-			req := p.reqs[it.i]
-			p.out[it.i].Result, p.out[it.i].Err = c.doAvoiding(ctx, &req, nil, w.j.partBy[items[it.Lead].Part].name)
+			bad = append(bad, badItem{it.i, w.j.partBy[items[it.Lead].Part].name})
 			continue
 		}
 		p.out[it.i].Result, p.out[it.i].Err = res, ierr
@@ -219,6 +219,36 @@ func (c *Client) runPack(ctx context.Context, p *packRun, items []packItem, text
 		}
 		c.obs.requestEnd(ctx, nil, &it.r, res, ierr, time.Duration(w.ended-w.start))
 	}
+	c.failOverAlone(ctx, p, bad, r.s.deadline)
+}
+
+// badItem is a request of a pack whose text came back bad from the engine avoid.
+type badItem struct {
+	i     int
+	avoid string
+}
+
+// failOverAlone walks each request of bad on its own, avoiding the engine its text came
+// back bad from, at most batchConc at a time and all within the pack's deadline, which
+// each began with: one after another, each with a deadline of its own, n bad texts took n
+// deadlines.
+func (c *Client) failOverAlone(ctx context.Context, p *packRun, bad []badItem, total time.Duration) {
+	if len(bad) == 0 {
+		return
+	}
+	ctx, cancel := context.WithDeadline(ctx, p.t0.Add(total))
+	defer cancel()
+	sem := make(chan struct{}, c.batchConc)
+	var wg sync.WaitGroup
+	for _, b := range bad {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			req := p.reqs[b.i]
+			p.out[b.i].Result, p.out[b.i].Err = c.doAvoiding(ctx, &req, nil, b.avoid)
+		})
+	}
+	wg.Wait()
 }
 
 // split reports whether a pack of n texts that failed with err is split in halves: it has

@@ -3,7 +3,9 @@ package translate_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -294,5 +296,58 @@ func TestEchoWithWhiteSpaceChanged(t *testing.T) {
 		if res, err := c.Translate(context.Background(), translate.Request{Text: text, Source: "en", Target: "de"}); translate.KindOf(err) != translate.KindBadOutput {
 			t.Errorf("%q came back as %+v, %v; want bad output", text, res, err)
 		}
+	}
+}
+
+// spoilRest answers a pack's first text and sends the others back empty.
+type spoilRest struct{}
+
+func (spoilRest) Name() string { return "spoil" }
+
+func (spoilRest) Translate(_ context.Context, r *translate.EngineRequest) (*translate.EngineResult, error) {
+	out := make([]string, len(r.Texts))
+	out[0] = "[de] " + r.Texts[0]
+	return &translate.EngineResult{Texts: out}, nil
+}
+
+// TestBatchBadTextsFailOverWithinThePacksDeadline: the texts of a pack that came back bad
+// fail over alone, together, within the deadline the pack began with: each call of the
+// hung backup that is made has the same deadline (those not made by then fail with it).
+// One after another, each with a deadline of its own, 19 bad texts took 19 deadlines (5.9 s
+// at 300 ms; about 5 minutes at the default).
+func TestBatchBadTextsFailOverWithinThePacksDeadline(t *testing.T) {
+	const deadline = 500 * time.Millisecond
+	var mu sync.Mutex
+	var ends []time.Time
+	hung := fake.New("hung", fake.WithHook(func(ctx context.Context, _ *translate.EngineRequest) error {
+		d, _ := ctx.Deadline()
+		mu.Lock()
+		ends = append(ends, d)
+		mu.Unlock()
+		<-ctx.Done()
+		return ctx.Err()
+	}))
+	c := newClient(t, sharp, translate.WithDeadline(deadline),
+		translate.WithEngine(spoilRest{}, translate.Profile{Quality: 95, MaxTexts: 50}),
+		translate.WithEngine(hung, translate.Profile{Quality: 60, MaxTexts: 50}))
+	var reqs []translate.Request
+	for i := range 20 {
+		reqs = append(reqs, translate.Request{Text: fmt.Sprintf("Sentence number %d to translate", i), Source: "en", Target: "de"})
+	}
+	out := c.TranslateBatch(context.Background(), reqs)
+	if out[0].Err != nil {
+		t.Fatalf("the first text: %v", out[0].Err)
+	}
+	for i, br := range out[1:] {
+		if br.Err == nil {
+			t.Errorf("text %d, bad from spoil and hung on the backup, was served: %+v", i+1, br.Result)
+		}
+	}
+	if len(ends) == 0 {
+		t.Fatal("no bad text reached the backup")
+	}
+	first, last := slices.MinFunc(ends, time.Time.Compare), slices.MaxFunc(ends, time.Time.Compare)
+	if spread := last.Sub(first); spread > deadline/2 {
+		t.Errorf("the bad texts' calls ended over %v, want within the pack's one deadline (%v)", spread, deadline)
 	}
 }
