@@ -30,7 +30,7 @@ const packMaxChars = 2000
 // (its share of the calls, by characters), detected source (when the engine reports one per
 // text, EngineResult.Sources) and error. A packed call that fails fails over as a whole; a
 // text that comes back bad (empty, echoed, placeholders lost) fails over alone, to another
-// engine. A pack that fails for good with an error one of its texts may cause (refused as
+// engine, beside the pack's other bad texts and within the pack's deadline. A pack that fails for good with an error one of its texts may cause (refused as
 // invalid or too long, unavailable, a panic, bad output) is split in halves, each tried
 // anew, down to the one text at fault, which alone fails: at most 4 × log2(n) more walks
 // for a pack of n texts, within the deadline. Identical texts in a pack are translated once.
