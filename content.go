@@ -4,7 +4,6 @@ import (
 	"hash/maphash"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/fanyi-go/translate/fidelity"
@@ -149,7 +148,7 @@ func (cs *contentSetup) glossaryFor(req *Request, r *request) (*glossary.Glossar
 	}
 	g, ok := cs.book.Lookup(name, r.src.Canon, r.tgt.Canon)
 	if !ok && name != "" {
-		return nil, invalid("unknown Glossary " + strconv.Quote(name) + " for the language pair")
+		return nil, invalid("unknown Glossary " + quoted(name) + " for the language pair")
 	}
 	return g, nil
 }

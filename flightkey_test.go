@@ -2,9 +2,11 @@ package translate_test
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/fanyi-go/translate"
 	"github.com/fanyi-go/translate/engines/fake"
@@ -124,5 +126,30 @@ func TestRequestIDReusedElsewhereIsNew(t *testing.T) {
 		if res, err := c.Translate(ctx, first); err != nil || res.Engine != "us" || !res.FromCache {
 			t.Errorf("%s as first sent again: %+v, %v; want its first answer", id, res, err)
 		}
+	}
+}
+
+// TestCallerStringsStayShort: a caller's names are quoted in errors cut to 64 bytes, and
+// ids longer than 512 bytes (carried into spans, logs and the request-id store) are refused.
+func TestCallerStringsStayShort(t *testing.T) {
+	c := newClient(t, translate.WithEngine(fake.New("a"), translate.Profile{}))
+	long := strings.Repeat("é", 1<<19) // 1 MiB
+	for name, r := range map[string]translate.Request{
+		"engine":     {Text: "hello", Source: "en", Target: "es", Engine: long},
+		"glossary":   {Text: "hello", Source: "en", Target: "es", Glossary: long},
+		"request id": {Text: "hello", Source: "en", Target: "es", RequestID: long},
+		"user id":    {Text: "hello", Source: "en", Target: "es", UserID: long},
+	} {
+		_, err := c.Translate(context.Background(), r)
+		if err == nil {
+			t.Errorf("%s of 1 MiB: served", name)
+		} else if translate.KindOf(err) != translate.KindInvalidInput || len(err.Error()) > 200 || !utf8.ValidString(err.Error()) {
+			t.Errorf("%s of 1 MiB: %d bytes of error (%.80s…), want a short invalid-input error", name, len(err.Error()), err)
+		}
+	}
+	r := req("hello")
+	r.RequestID, r.UserID = strings.Repeat("x", 512), strings.Repeat("y", 512)
+	if _, err := c.Translate(context.Background(), r); err != nil {
+		t.Errorf("ids of 512 bytes: %v", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/fanyi-go/translate/internal/clock"
 	"github.com/fanyi-go/translate/internal/deadline"
@@ -27,13 +28,15 @@ type Request struct {
 	Scene    Scene    // SceneGeneral (default), SceneTech, SceneLegal, SceneEcommerce, SceneChat
 	Style    Style    // StyleDefault, StyleFormal, StyleCasual
 	Priority Priority // PriorityNormal (default), PriorityHigh
-	UserID   string   // stable routing for canaries and sticky routing
+	UserID   string   // stable routing for canaries and sticky routing; at most 512 bytes
 	// RequestID is an idempotency key; generated when empty. Within 10s (RequestWindow) a
 	// request with the same id and the same text, languages, scene and style gets its first
 	// answer, or its first failure when that may have been billed (a timeout, bad output, a
 	// canceled call), and never reaches an engine that may have billed it; a failure that
 	// certainly cost nothing (such as a 429 or 503) is retried. An id reused with another
 	// text, language, scene or style is a new request: it never gets the first one's answer.
+	// Nor does one reused pinned to another engine or limited to regions the first answer
+	// was not made in: it goes to the engines the id has not reached. At most 512 bytes.
 	RequestID     string
 	Engine        string // pin one engine by name; "" lets the router choose
 	AllowFallback bool   // with Engine set: may other engines be used if it fails
@@ -645,7 +648,7 @@ func (c *Client) prepareKey(req *Request, r *request) error {
 	if req.Engine != "" {
 		e, ok := r.s.byName[req.Engine]
 		if !ok {
-			return invalid("unknown Engine " + strconv.Quote(req.Engine))
+			return invalid("unknown Engine " + quoted(req.Engine))
 		}
 		r.pinned = e
 	}
@@ -692,6 +695,10 @@ func checkFields(req *Request) error {
 		return invalid("unknown Priority")
 	case !validTenant(req.Tenant):
 		return invalid("Tenant " + tenantRule)
+	case len(req.RequestID) > maxIDBytes:
+		return invalid("RequestID is longer than 512 bytes")
+	case len(req.UserID) > maxIDBytes:
+		return invalid("UserID is longer than 512 bytes")
 	}
 	return nil
 }
@@ -718,6 +725,23 @@ func (c *Client) prepareLangs(req *Request, r *request) error {
 }
 
 func invalid(msg string) error { return &Error{Kind: KindInvalidInput, Message: msg} }
+
+// maxIDBytes bounds Request.RequestID and Request.UserID: ids a request carries into span
+// attributes, logs and the request-id store.
+const maxIDBytes = 512
+
+// quoted is a caller's name quoted for an error, cut to its first 64 bytes: a name is no
+// longer checked than that, and a 1 MiB name would make a 1 MiB error.
+func quoted(name string) string {
+	if len(name) <= 64 {
+		return strconv.Quote(name)
+	}
+	cut := 64
+	for cut > 0 && !utf8.RuneStart(name[cut]) {
+		cut--
+	}
+	return strconv.Quote(name[:cut]) + "…"
+}
 
 // runeCount counts code points: the standard characters quotas and costs are counted in.
 func runeCount(s string) int { return runes.Count(s) }
