@@ -101,8 +101,18 @@ type cache struct {
 	entries int          // New's size: fixed for the Client's life
 }
 
+// cacheBytes is what the cache's entries may hold at most, in bytes of texts and their
+// translations and about entryOverhead each: 64 MiB, or 4 KiB an entry when more. Entries
+// of a few hundred bytes, as most are, are bounded by their count; without it, 10,000 texts
+// of 1 MiB would hold 20 GiB.
+func cacheBytes(entries int) int64 { return max(64<<20, int64(entries)*4096) }
+
+// entryOverhead is about what a cache entry holds besides its texts: the entry, its key and
+// its shared Result.
+const entryOverhead = 512
+
 func newCache(entries int, ttl int64) *cache {
-	c := &cache{m: memo.NewCache[cacheKey, *cacheEntry](entries), entries: entries}
+	c := &cache{m: memo.NewCache[cacheKey, *cacheEntry](entries, cacheBytes(entries)), entries: entries}
 	c.ttl.Store(ttl)
 	return c
 }
@@ -133,7 +143,7 @@ func (c *cache) put(r *request, res *Result, by []string, now int64) {
 	e.res = &e.shared.Result
 	*e.res = Result{Text: res.Text, Source: res.Source, Engine: res.Engine, FromCache: true,
 		Degraded: res.Degraded, RequestID: requestID("", &e.shared.id), Glossary: res.Glossary}
-	c.m.Put(r.hash, cacheKey{r.Text, r.key}, e, now)
+	c.m.Put(r.hash, cacheKey{r.Text, r.key}, e, now, int64(len(r.Text)+len(res.Text)+entryOverhead))
 }
 
 // flightKey is what makes two requests in flight share one engine call: the cache key, the

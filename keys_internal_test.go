@@ -3,6 +3,7 @@ package translate
 import (
 	"context"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -82,5 +83,24 @@ func TestOverflowedTargetsNeverShare(t *testing.T) {
 		if err != nil || res.Text != "["+tgt+"] Good evening" {
 			t.Errorf("id r1 into %s: %v, %v", tgt, res, err)
 		}
+	}
+}
+
+// TestDefaultCacheBoundsBytes: the default cache holds 10,000 entries and at most 64 MiB:
+// 100 texts of 1 MiB (2 MiB with their translations) held 200 MiB before.
+func TestDefaultCacheBoundsBytes(t *testing.T) {
+	c, err := New(WithSeed(1), WithEngine(nopEngine{"a"}, Profile{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	text := strings.Repeat("word ", 200_000) // 1,000,000 bytes
+	for i := range 100 {
+		if _, err := c.Translate(context.Background(), Request{Text: strconv.Itoa(i) + text, Source: "en", Target: "es"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b := c.cache.m.Bytes(); b > cacheBytes(10_000) || b < cacheBytes(10_000)/2 {
+		t.Errorf("the default cache holds %d MiB, want at most %d", b>>20, cacheBytes(10_000)>>20)
 	}
 }

@@ -42,9 +42,9 @@ func benchKeySet() ([]key, []uint64) {
 
 func BenchmarkCacheGet(b *testing.B) {
 	ks, hs := benchKeySet()
-	c := NewCache[key, string](10_000)
+	c := NewCache[key, string](10_000, 0)
 	for i := range ks {
-		c.Put(hs[i], ks[i], ks[i].text, 0)
+		c.Put(hs[i], ks[i], ks[i].text, 0, 0)
 	}
 	b.ReportAllocs()
 	i := 0
@@ -72,9 +72,9 @@ func BenchmarkPlainLRUGet(b *testing.B) {
 
 func BenchmarkCacheGetParallel(b *testing.B) {
 	ks, hs := benchKeySet()
-	c := NewCache[key, string](10_000)
+	c := NewCache[key, string](10_000, 0)
 	for i := range ks {
-		c.Put(hs[i], ks[i], ks[i].text, 0)
+		c.Put(hs[i], ks[i], ks[i].text, 0, 0)
 	}
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {

@@ -25,7 +25,8 @@ import (
 // Recency is kept at a granularity of promoteEvery: a hit moves its entry to the front of
 // its LRU at most once per promoteEvery.
 type Cache[K comparable, V any] struct {
-	shards   []cacheShard[K, V]
+	shards     []cacheShard[K, V]
+	shardBytes int64 // the bytes each shard holds at most (see NewCache); 0: no bound
 	smask    uint64
 	index    atomic.Pointer[index[K, V]] // replaced, never changed, when it grows
 	maxSlots int                         // twice the capacity, a power of 2
@@ -46,8 +47,9 @@ func newIndex[K comparable, V any](n int) *index[K, V] {
 func (x *index[K, V]) slot(h uint64) *atomic.Pointer[entry[K, V]] { return &x.slots[h&x.mask] }
 
 type cacheShard[K comparable, V any] struct {
-	mu  sync.Mutex // guards lru and serialises index writes, so it never holds an evicted entry
-	lru *simplelru.LRU[uint64, *entry[K, V]]
+	mu    sync.Mutex // guards lru and bytes and serialises index writes, so it never holds an evicted entry
+	lru   *simplelru.LRU[uint64, *entry[K, V]]
+	bytes int64 // the sizes of the entries in lru
 }
 
 // entry is one cached value; it is never changed once published, except promoted.
@@ -56,6 +58,7 @@ type entry[K comparable, V any] struct {
 	key      K
 	val      V
 	at       int64        // unix nanos when stored
+	size     int64        // what Put was told it holds
 	promoted atomic.Int64 // unix nanos when last moved to the front of its LRU
 }
 
@@ -69,9 +72,12 @@ const initialSlots = 1024
 // cacheShards is the shard count of caches of at least 1024 entries; smaller ones have one.
 const cacheShards = 16
 
-// NewCache returns a Cache that holds up to entries values (at least 1). It allocates
-// O(min(entries, initialSlots)) up front; the index grows as entries are stored.
-func NewCache[K comparable, V any](entries int) *Cache[K, V] {
+// NewCache returns a Cache that holds up to entries values (at least 1) and, when maxBytes
+// is positive, values whose sizes (as Put is told them) come to at most about maxBytes:
+// each of its shards holds at most its share, and keeps its latest entry whatever its size.
+// It allocates O(min(entries, initialSlots)) up front; the index grows as entries are
+// stored.
+func NewCache[K comparable, V any](entries int, maxBytes int64) *Cache[K, V] {
 	entries = max(entries, 1)
 	n := 1
 	if entries >= 1024 {
@@ -81,7 +87,8 @@ func NewCache[K comparable, V any](entries int) *Cache[K, V] {
 	for slots < 2*entries && slots < 1<<62 {
 		slots <<= 1
 	}
-	c := &Cache[K, V]{shards: make([]cacheShard[K, V], n), smask: uint64(n - 1), maxSlots: slots}
+	c := &Cache[K, V]{shards: make([]cacheShard[K, V], n), smask: uint64(n - 1), maxSlots: slots,
+		shardBytes: max(maxBytes, 0) / int64(n)}
 	c.index.Store(newIndex[K, V](min(slots, initialSlots)))
 	for i := range c.shards {
 		// Evictions run inside Add, under the shard's mu. NewLRU fails only for size <= 0.
@@ -90,10 +97,11 @@ func NewCache[K comparable, V any](entries int) *Cache[K, V] {
 	return c
 }
 
-// unindex takes an evicted entry out of the index, unless its slot holds another. It runs
-// under the entry's shard lock.
+// unindex takes an evicted entry out of the index, unless its slot holds another, and out
+// of its shard's bytes. It runs under the entry's shard lock.
 func (c *Cache[K, V]) unindex(h uint64, e *entry[K, V]) {
 	c.index.Load().slot(h).CompareAndSwap(e, nil)
+	c.shard(h).bytes -= e.size
 }
 
 // growIndex doubles the index when it is less than twice the entries stored. It takes
@@ -157,21 +165,46 @@ func (c *Cache[K, V]) Get(hash uint64, key K, now int64) (v V, storedAt int64, o
 	return e.val, e.at, true
 }
 
-// Put stores v for (hash, key) at now (unix nanos), replacing what hash held, and evicts
-// the least recently used entry of the shard when it is full.
-func (c *Cache[K, V]) Put(hash uint64, key K, v V, now int64) {
-	e := &entry[K, V]{hash: hash, key: key, val: v, at: now}
+// Put stores v, which holds size bytes, for (hash, key) at now (unix nanos), replacing what
+// hash held, and evicts the least recently used entries of the shard while it holds more
+// entries or (with a byte bound) more bytes than its share.
+func (c *Cache[K, V]) Put(hash uint64, key K, v V, now, size int64) {
+	e := &entry[K, V]{hash: hash, key: key, val: v, at: now, size: size}
 	e.promoted.Store(now)
 	s := c.shard(hash)
 	s.mu.Lock()
-	had := s.lru.Contains(hash)
+	old, had := s.lru.Peek(hash)
+	if had {
+		s.bytes -= old.size // replaced, not evicted: unindex does not run for it
+	}
+	s.bytes += size
 	evicted := s.lru.Add(hash, e)
 	x := c.index.Load()
 	x.slot(hash).Store(e)
+	shed := 0
+	for c.shardBytes > 0 && s.bytes > c.shardBytes && s.lru.Len() > 1 {
+		s.lru.RemoveOldest()
+		shed++
+	}
 	s.mu.Unlock()
+	if shed > 0 {
+		c.n.Add(-int64(shed))
+	}
 	if !had && !evicted && c.n.Add(1) > int64(len(x.slots)/2) {
 		c.growIndex()
 	}
+}
+
+// Bytes returns the sizes of the entries stored, as Put was told them.
+func (c *Cache[K, V]) Bytes() int64 {
+	var n int64
+	for i := range c.shards {
+		s := &c.shards[i]
+		s.mu.Lock()
+		n += s.bytes
+		s.mu.Unlock()
+	}
+	return n
 }
 
 // Len returns the number of entries.
