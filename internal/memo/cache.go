@@ -27,11 +27,11 @@ import (
 type Cache[K comparable, V any] struct {
 	shards     []cacheShard[K, V]
 	shardBytes int64 // the bytes each shard holds at most (see NewCache); 0: no bound
-	smask    uint64
-	index    atomic.Pointer[index[K, V]] // replaced, never changed, when it grows
-	maxSlots int                         // twice the capacity, a power of 2
-	n        atomic.Int64                // entries stored
-	grow     sync.Mutex                  // one growIndex at a time
+	smask      uint64
+	index      atomic.Pointer[index[K, V]] // replaced, never changed, when it grows
+	maxSlots   int                         // twice the capacity, a power of 2
+	n          atomic.Int64                // entries stored
+	grow       sync.Mutex                  // one growIndex at a time
 }
 
 // index is a power-of-2 table of atomic pointers: slot hash&mask holds an entry or nil.

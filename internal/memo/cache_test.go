@@ -209,7 +209,7 @@ func TestCacheGrowsWithUse(t *testing.T) {
 
 // Puts racing with the index's growth lose no entry and never see an evicted one.
 func TestCacheGrowthConcurrent(t *testing.T) {
-	c := NewCache[key, string](1 << 14, 0)
+	c := NewCache[key, string](1<<14, 0)
 	var wg sync.WaitGroup
 	for w := range 4 {
 		wg.Add(1)
