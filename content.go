@@ -168,10 +168,20 @@ func (ct *content) inUnits() bool {
 	return ct == nil || ct.p.Format() == FormatText && ct.g == nil
 }
 
-// markupNative reports whether e takes r's markup natively: a part of it may be all tags,
-// which an engine rightly returns as it is, so the echo check does not apply to it.
+// markupNative reports whether e takes r's markup natively.
 func (r *request) markupNative(e *engine) bool {
 	return r.fid != nil && r.Format != FormatText && e.prof.Native.Takes(r.Format)
+}
+
+// echoedBy reports whether e sent src back as its translation got (echoed). Markup e takes
+// natively is compared by its text, tags left out: a part that is all tags rightly comes
+// back as it is, while a document whose text comes back unchanged, tags reordered or not,
+// is an echo.
+func (r *request) echoedBy(e *engine, src, got string, out *EngineResult) bool {
+	if !r.markupNative(e) {
+		return echoed(src, got, r, out)
+	}
+	return echoed(r.fid.p.Text(src), r.fid.p.Text(got), r, out)
 }
 
 // revision is the revision of the glossary r applies, "" for none.

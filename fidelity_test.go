@@ -206,6 +206,38 @@ func TestBrokenMarkupFailsOver(t *testing.T) {
 	}
 }
 
+// An engine that takes HTML natively and sends the document back untranslated, as it was
+// or with its tags rewritten, echoed it: the next engine serves, and a second request
+// gets that engine's translation, not a cached echo. A part that is all tags still comes
+// back as it is (TestRandomHTMLRoundTrip, TestLongHTMLNeverCutInsideATag).
+func TestNativeMarkupEchoFailsOver(t *testing.T) {
+	src := `<p class="x">Hello world, how are you today? The weather is nice.</p>`
+	for name, fn := range map[string]func(string, *translate.EngineRequest) string{
+		"as it was": func(s string, _ *translate.EngineRequest) string { return s },
+		"tags rewritten": func(s string, _ *translate.EngineRequest) string {
+			return strings.ReplaceAll(s, `class="x"`, `class='x' `)
+		},
+	} {
+		echo := &wordEngine{name: "echo", fn: fn}
+		good := &wordEngine{name: "good", fn: rewrite}
+		c := newClient(t, translate.WithEngine(echo, translate.Profile{Quality: 90, Native: htmlNative}),
+			translate.WithEngine(good, translate.Profile{Quality: 50, Native: htmlNative}))
+		req := translate.Request{Text: src, Source: "en", Target: "de", Format: translate.FormatHTML, AllowFallback: true}
+		for round := range 2 {
+			res, err := c.Translate(context.Background(), req)
+			if err != nil {
+				t.Fatalf("%s, round %d: %v", name, round, err)
+			}
+			if res.Engine != "good" || !strings.Contains(res.Text, "HELLOx") {
+				t.Errorf("%s, round %d: served %q by %s; want good's translation", name, round, res.Text, res.Engine)
+			}
+		}
+		if len(echo.got()) != 2 {
+			t.Errorf("%s: echo was called %d times; want once a request (an echo is never cached)", name, len(echo.got()))
+		}
+	}
+}
+
 func brands(t *testing.T, name string, terms ...glossary.Term) *glossary.Glossary {
 	t.Helper()
 	g, err := glossary.New(name, "en", "de", terms)
