@@ -10,6 +10,7 @@ import (
 	"github.com/fanyi-go/translate/fidelity"
 	"github.com/fanyi-go/translate/fidelity/glossary"
 	"github.com/fanyi-go/translate/internal/contentkit"
+	"github.com/fanyi-go/translate/internal/segment"
 )
 
 // This file is the root's policy over package fidelity: which requests get a content
@@ -162,10 +163,21 @@ func (cs *contentSetup) mayHavePlaceholders(text string) bool {
 
 // inUnits reports whether a long text of the request may be translated as units of its
 // own (longtext.go), each prepared apart: plain text without a glossary, where
-// segment.Split cuts no placeholder. Markup and glossary terms, which a cut between units
-// could break, go as one sequence of calls cut by Prepared.Split.
+// segment.Split cuts no placeholder and whole keeps ICU plurals in one unit. Markup and
+// glossary terms, which a cut between units could break, go as one sequence of calls cut
+// by Prepared.Split.
 func (ct *content) inUnits() bool {
 	return ct == nil || ct.p.Format() == FormatText && ct.g == nil
+}
+
+// whole returns split, a cut of text into pieces translated apart (units, stream
+// segments), with the pieces an ICU plural or select runs across joined: its keywords
+// and braces are masked only when the whole of it is prepared at once.
+func (ct *content) whole(text string, split segment.Segments) segment.Segments {
+	if ct == nil || len(split.Parts) < 2 {
+		return split
+	}
+	return split.Keep(text, ct.p.Groups(text))
 }
 
 // markupNative reports whether e takes r's markup natively.

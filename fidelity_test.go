@@ -513,6 +513,56 @@ func TestLongTextWithPlaceholdersInUnits(t *testing.T) {
 	}
 }
 
+// icuWords translates words, the ICU keywords too, leaving tokens alone.
+func icuWords(s string, _ *translate.EngineRequest) string {
+	return "¡" + strings.NewReplacer("plural", "plurale", "one", "uno", "other", "otro", "select", "selecto", "You", "Tu").Replace(s)
+}
+
+// A long plain text holding ICU plurals, cut for an engine with a small limit into units
+// (Translate) or segments (TranslateStream): each plural goes whole to one piece, so its
+// keywords and braces are masked and come back as they were.
+func TestLongTextKeepsICUPluralsWhole(t *testing.T) {
+	plural := "{n, plural, one {You have one file. It is big.} other {You have # files. They are big.}}"
+	src := "Intro sentence here. " + plural + " End here. Another sentence follows. " + plural + " The end."
+	check := func(how, got string, e *wordEngine) {
+		t.Helper()
+		if n := strings.Count(got, "{n, plural, one {"); n != 2 || strings.Count(got, "} other {") != 2 {
+			t.Errorf("%s: the answer %q lost the ICU structure", how, got)
+		}
+		for _, r := range e.got() {
+			for _, text := range r.Texts {
+				if strings.Contains(text, "plural") || strings.Contains(text, "other {") {
+					t.Errorf("%s: the engine was sent ICU syntax: %q", how, text)
+				}
+			}
+		}
+	}
+	e := &wordEngine{name: "e", fn: icuWords}
+	c := newClient(t, translate.WithEngine(e, translate.Profile{MaxChars: 60}))
+	req := translate.Request{Text: src, Source: "en", Target: "es"}
+	res, err := c.Translate(context.Background(), req)
+	if err != nil {
+		t.Fatalf("Translate: %v", err)
+	}
+	if len(e.got()) < 4 {
+		t.Errorf("%d calls; want the text cut", len(e.got()))
+	}
+	check("Translate", res.Text, e)
+
+	e = &wordEngine{name: "e", fn: icuWords}
+	c = newClient(t, translate.WithEngine(e, translate.Profile{MaxChars: 60}))
+	var b strings.Builder
+	for ch, err := range c.TranslateStream(context.Background(), req) {
+		if err != nil {
+			t.Fatalf("TranslateStream: %v", err)
+		}
+		if !ch.Partial {
+			b.WriteString(ch.Text)
+		}
+	}
+	check("TranslateStream", b.String(), e)
+}
+
 // randomDoc is a random HTML fragment: nested elements with attributes, entities, text
 // attributes, placeholders and words.
 func randomDoc(r *rand.Rand, depth int) string {

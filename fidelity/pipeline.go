@@ -181,6 +181,16 @@ func (s markupStage) mask(doc string, bd *mask.Builder, newAttr func(quote byte)
 	return m.Mask(doc, bd)
 }
 
+// Groups returns the ICU plurals and selects of a plain text, the byte range of each
+// outermost one in order, nil for markup: a cut between pieces translated apart must not
+// fall inside one, whose keywords and braces only the whole text's masking protects.
+func (p *Pipeline) Groups(text string) [][2]int {
+	if p.format != FormatText {
+		return nil
+	}
+	return p.scanner.Groups(text)
+}
+
 // Text returns the character data of doc in the pipeline's format: of HTML or XML the
 // text between its tags, character references decoded, pieces joined by a space (no
 // attribute values, comments or scripts); a plain text as it is. An engine that takes
