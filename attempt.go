@@ -443,7 +443,7 @@ func checkText(e *engine, r *request, src, got string, out *EngineResult) error 
 		return bad("empty translation")
 	case placeholder.Lost(src, got) != nil:
 		return bad(fmt.Sprintf("translation lost %d placeholder(s)", len(placeholder.Lost(src, got))))
-	case echoed(src, got, r, out) && !r.markupNative(e):
+	case r.echoedBy(e, src, got, out):
 		return bad("text came back untranslated")
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"github.com/fanyi-go/translate/fidelity"
 	"github.com/fanyi-go/translate/fidelity/glossary"
 	"github.com/fanyi-go/translate/internal/contentkit"
+	"github.com/fanyi-go/translate/internal/segment"
 )
 
 // This file is the root's policy over package fidelity: which requests get a content
@@ -161,16 +162,37 @@ func (cs *contentSetup) mayHavePlaceholders(text string) bool {
 
 // inUnits reports whether a long text of the request may be translated as units of its
 // own (longtext.go), each prepared apart: plain text without a glossary, where
-// segment.Split cuts no placeholder. Markup and glossary terms, which a cut between units
-// could break, go as one sequence of calls cut by Prepared.Split.
+// segment.Split cuts no placeholder and whole keeps ICU plurals in one unit. Markup and
+// glossary terms, which a cut between units could break, go as one sequence of calls cut
+// by Prepared.Split.
 func (ct *content) inUnits() bool {
 	return ct == nil || ct.p.Format() == FormatText && ct.g == nil
 }
 
-// markupNative reports whether e takes r's markup natively: a part of it may be all tags,
-// which an engine rightly returns as it is, so the echo check does not apply to it.
+// whole returns split, a cut of text into pieces translated apart (units, stream
+// segments), with the pieces an ICU plural or select runs across joined: its keywords
+// and braces are masked only when the whole of it is prepared at once.
+func (ct *content) whole(text string, split segment.Segments) segment.Segments {
+	if ct == nil || len(split.Parts) < 2 {
+		return split
+	}
+	return split.Keep(text, ct.p.Groups(text))
+}
+
+// markupNative reports whether e takes r's markup natively.
 func (r *request) markupNative(e *engine) bool {
 	return r.fid != nil && r.Format != FormatText && e.prof.Native.Takes(r.Format)
+}
+
+// echoedBy reports whether e sent src back as its translation got (echoed). Markup e takes
+// natively is compared by its text, tags left out: a part that is all tags rightly comes
+// back as it is, while a document whose text comes back unchanged, tags reordered or not,
+// is an echo.
+func (r *request) echoedBy(e *engine, src, got string, out *EngineResult) bool {
+	if !r.markupNative(e) {
+		return echoed(src, got, r, out)
+	}
+	return echoed(r.fid.p.Text(src), r.fid.p.Text(got), r, out)
 }
 
 // revision is the revision of the glossary r applies, "" for none.

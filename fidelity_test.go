@@ -206,6 +206,38 @@ func TestBrokenMarkupFailsOver(t *testing.T) {
 	}
 }
 
+// An engine that takes HTML natively and sends the document back untranslated, as it was
+// or with its tags rewritten, echoed it: the next engine serves, and a second request
+// gets that engine's translation, not a cached echo. A part that is all tags still comes
+// back as it is (TestRandomHTMLRoundTrip, TestLongHTMLNeverCutInsideATag).
+func TestNativeMarkupEchoFailsOver(t *testing.T) {
+	src := `<p class="x">Hello world, how are you today? The weather is nice.</p>`
+	for name, fn := range map[string]func(string, *translate.EngineRequest) string{
+		"as it was": func(s string, _ *translate.EngineRequest) string { return s },
+		"tags rewritten": func(s string, _ *translate.EngineRequest) string {
+			return strings.ReplaceAll(s, `class="x"`, `class='x' `)
+		},
+	} {
+		echo := &wordEngine{name: "echo", fn: fn}
+		good := &wordEngine{name: "good", fn: rewrite}
+		c := newClient(t, translate.WithEngine(echo, translate.Profile{Quality: 90, Native: htmlNative}),
+			translate.WithEngine(good, translate.Profile{Quality: 50, Native: htmlNative}))
+		req := translate.Request{Text: src, Source: "en", Target: "de", Format: translate.FormatHTML, AllowFallback: true}
+		for round := range 2 {
+			res, err := c.Translate(context.Background(), req)
+			if err != nil {
+				t.Fatalf("%s, round %d: %v", name, round, err)
+			}
+			if res.Engine != "good" || !strings.Contains(res.Text, "HELLOx") {
+				t.Errorf("%s, round %d: served %q by %s; want good's translation", name, round, res.Text, res.Engine)
+			}
+		}
+		if len(echo.got()) != 2 {
+			t.Errorf("%s: echo was called %d times; want once a request (an echo is never cached)", name, len(echo.got()))
+		}
+	}
+}
+
 func brands(t *testing.T, name string, terms ...glossary.Term) *glossary.Glossary {
 	t.Helper()
 	g, err := glossary.New(name, "en", "de", terms)
@@ -479,6 +511,56 @@ func TestLongTextWithPlaceholdersInUnits(t *testing.T) {
 			t.Errorf("engine was sent a placeholder: %q", r.Texts[0])
 		}
 	}
+}
+
+// icuWords translates words, the ICU keywords too, leaving tokens alone.
+func icuWords(s string, _ *translate.EngineRequest) string {
+	return "¡" + strings.NewReplacer("plural", "plurale", "one", "uno", "other", "otro", "select", "selecto", "You", "Tu").Replace(s)
+}
+
+// A long plain text holding ICU plurals, cut for an engine with a small limit into units
+// (Translate) or segments (TranslateStream): each plural goes whole to one piece, so its
+// keywords and braces are masked and come back as they were.
+func TestLongTextKeepsICUPluralsWhole(t *testing.T) {
+	plural := "{n, plural, one {You have one file. It is big.} other {You have # files. They are big.}}"
+	src := "Intro sentence here. " + plural + " End here. Another sentence follows. " + plural + " The end."
+	check := func(how, got string, e *wordEngine) {
+		t.Helper()
+		if n := strings.Count(got, "{n, plural, one {"); n != 2 || strings.Count(got, "} other {") != 2 {
+			t.Errorf("%s: the answer %q lost the ICU structure", how, got)
+		}
+		for _, r := range e.got() {
+			for _, text := range r.Texts {
+				if strings.Contains(text, "plural") || strings.Contains(text, "other {") {
+					t.Errorf("%s: the engine was sent ICU syntax: %q", how, text)
+				}
+			}
+		}
+	}
+	e := &wordEngine{name: "e", fn: icuWords}
+	c := newClient(t, translate.WithEngine(e, translate.Profile{MaxChars: 60}))
+	req := translate.Request{Text: src, Source: "en", Target: "es"}
+	res, err := c.Translate(context.Background(), req)
+	if err != nil {
+		t.Fatalf("Translate: %v", err)
+	}
+	if len(e.got()) < 4 {
+		t.Errorf("%d calls; want the text cut", len(e.got()))
+	}
+	check("Translate", res.Text, e)
+
+	e = &wordEngine{name: "e", fn: icuWords}
+	c = newClient(t, translate.WithEngine(e, translate.Profile{MaxChars: 60}))
+	var b strings.Builder
+	for ch, err := range c.TranslateStream(context.Background(), req) {
+		if err != nil {
+			t.Fatalf("TranslateStream: %v", err)
+		}
+		if !ch.Partial {
+			b.WriteString(ch.Text)
+		}
+	}
+	check("TranslateStream", b.String(), e)
 }
 
 // randomDoc is a random HTML fragment: nested elements with attributes, entities, text

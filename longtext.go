@@ -69,7 +69,7 @@ func (w *walk) runLong(res *Result) (*Result, error, bool) {
 	if unit == 0 || w.r.chars <= unit {
 		return nil, nil, false
 	}
-	split := segment.Split(w.r.Text, unit)
+	split := w.r.fid.whole(w.r.Text, segment.Split(w.r.Text, unit))
 	lt := &longText{parts: make([]longtext.Part[Attempt], len(split.Parts)),
 		start: longtext.NewCursor(unitStart{cur: e, stage: w.stage, at: w.at, tried: w.tried.clone()}),
 		base:  walk{c: w.c, r: w.r, plan: w.plan, deadline: w.deadline, now: w.now, start: w.start, ended: w.start}}

@@ -78,11 +78,12 @@ func (c *Client) TranslateStream(ctx context.Context, req Request) iter.Seq2[Chu
 			yield(Chunk{}, err)
 			return
 		}
-		if err := c.prepare(&req, &request{}, c.now()); err != nil {
+		var r request
+		if err := c.prepare(&req, &r, c.now()); err != nil {
 			yield(Chunk{}, err)
 			return
 		}
-		s := newStream(ctx, c, req)
+		s := newStream(ctx, c, req, r.fid)
 		defer s.run.Stop()
 		s.yield(yield)
 	}
@@ -117,8 +118,8 @@ type stream struct {
 	run *ordered.Stream[*Result]
 }
 
-func newStream(ctx context.Context, c *Client, req Request) *stream {
-	s := &stream{c: c, req: req, doc: c.docSplit(req.Text, streamLimit(c.cfg.Load()))}
+func newStream(ctx context.Context, c *Client, req Request, fid *content) *stream {
+	s := &stream{c: c, req: req, doc: fid.whole(req.Text, c.docSplit(req.Text, streamLimit(c.cfg.Load())))}
 	s.run = ordered.New(ctx, len(s.doc.Parts), c.batchConc, streamAhead, s.translate)
 	return s
 }

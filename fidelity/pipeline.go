@@ -181,10 +181,29 @@ func (s markupStage) mask(doc string, bd *mask.Builder, newAttr func(quote byte)
 	return m.Mask(doc, bd)
 }
 
+// Groups returns the ICU plurals and selects of a plain text, the byte range of each
+// outermost one in order, nil for markup: a cut between pieces translated apart must not
+// fall inside one, whose keywords and braces only the whole text's masking protects.
+func (p *Pipeline) Groups(text string) [][2]int {
+	if p.format != FormatText {
+		return nil
+	}
+	return p.scanner.Groups(text)
+}
+
+// Text returns the character data of doc in the pipeline's format: of HTML or XML the
+// text between its tags, character references decoded, pieces joined by a space (no
+// attribute values, comments or scripts); a plain text as it is. An engine that takes
+// markup natively may leave attribute values as they are, never all the text.
+func (p *Pipeline) Text(doc string) string { return p.text(doc, false) }
+
 // content returns the text of a document the glossary is checked against: its character
 // data and translated attribute values with character references decoded, pieces joined
 // by a space.
-func (p *Pipeline) content(doc string) string {
+func (p *Pipeline) content(doc string) string { return p.text(doc, true) }
+
+// text returns doc's character data and, with attrs, its translated attribute values.
+func (p *Pipeline) text(doc string, attrs bool) string {
 	if p.format == FormatText {
 		return doc
 	}
@@ -194,7 +213,7 @@ func (p *Pipeline) content(doc string) string {
 			b = append(append(b, html.UnescapeString(doc[pc.Start:pc.End])...), ' ')
 		}
 		for _, a := range pc.Attrs {
-			if a.Val[0] >= 0 && p.isTextAttr(a.Name) {
+			if attrs && a.Val[0] >= 0 && p.isTextAttr(a.Name) {
 				b = append(append(b, html.UnescapeString(doc[a.Val[0]:a.Val[1]])...), ' ')
 			}
 		}

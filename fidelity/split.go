@@ -1,7 +1,9 @@
 package fidelity
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -88,19 +90,37 @@ func (pr *Prepared) atoms(text string) [][2]int {
 }
 
 // moveCuts moves each cut (after the first, the start of the text) that falls inside an
-// atom to the atom's start, and drops it when that leaves an empty part.
+// atom to the start of the outermost atom around it, and drops it when that leaves an
+// empty part. The cuts are in order; one pass over both.
 func moveCuts(cuts []int, atoms [][2]int) []int {
+	atoms = outermost(atoms)
 	out := cuts[:1]
+	k := 0
 	for _, c := range cuts[1:] {
-		for _, a := range atoms {
-			if a[0] < c && c < a[1] {
-				c = a[0]
-				break
-			}
+		for k < len(atoms) && atoms[k][1] <= c {
+			k++
+		}
+		if k < len(atoms) && atoms[k][0] < c {
+			c = atoms[k][0]
 		}
 		if c > out[len(out)-1] {
 			out = append(out, c)
 		}
+	}
+	return out
+}
+
+// outermost sorts atoms, which nest (a token in a tag) or stand apart, and leaves out
+// those inside another; atoms that overlap become one.
+func outermost(atoms [][2]int) [][2]int {
+	slices.SortFunc(atoms, func(a, b [2]int) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(b[1], a[1])) })
+	out := atoms[:0]
+	for _, a := range atoms {
+		if n := len(out); n > 0 && a[0] < out[n-1][1] {
+			out[n-1][1] = max(out[n-1][1], a[1])
+			continue
+		}
+		out = append(out, a)
 	}
 	return out
 }

@@ -53,7 +53,7 @@ type Glossary struct {
 	name, source, target string
 	terms                []Term
 	revision             string
-	byFirst              map[rune][]int // folded first rune -> terms, longest first
+	fold, exact          *index // the terms compared without case, and with it
 }
 
 // New returns a glossary named name translating from source to target (BCP 47 tags) with
@@ -67,39 +67,59 @@ func New(name, source, target string, terms []Term) (*Glossary, error) {
 	if len(terms) > MaxTerms {
 		return nil, fmt.Errorf("glossary: %q has %d terms, more than %d", name, len(terms), MaxTerms)
 	}
-	g := &Glossary{name: name, source: source, target: target, byFirst: make(map[rune][]int)}
+	g := &Glossary{name: name, source: source, target: target}
+	seen := sources{folded: make(map[string]bool), exact: make(map[string]bool)}
+	var folded, exact []int
 	for i, t := range terms {
 		t.Source, t.Target = norm.NFC.String(t.Source), norm.NFC.String(t.Target)
 		if t.Source == "" || t.Target == "" || len(t.Source) > MaxTermSize || len(t.Target) > MaxTermSize {
 			return nil, fmt.Errorf("glossary: %q term %d: source and target must be 1..%d bytes", name, i, MaxTermSize)
 		}
-		for _, k := range g.byFirst[firstFold(t.Source)] {
-			if o := g.terms[k]; sameSource(o, t) {
-				return nil, fmt.Errorf("glossary: %q has term %q twice", name, t.Source)
-			}
+		if seen.duplicate(t) {
+			return nil, fmt.Errorf("glossary: %q has term %q twice", name, t.Source)
+		}
+		if t.CaseSensitive {
+			exact = append(exact, len(g.terms))
+		} else {
+			folded = append(folded, len(g.terms))
 		}
 		g.terms = append(g.terms, t)
-		f := firstFold(t.Source)
-		g.byFirst[f] = append(g.byFirst[f], len(g.terms)-1)
 	}
-	for _, list := range g.byFirst {
-		slices.SortStableFunc(list, func(a, b int) int { return len(g.terms[b].Source) - len(g.terms[a].Source) })
-	}
+	g.fold, g.exact = newIndex(g.terms, folded, false), newIndex(g.terms, exact, true)
 	g.revision = revision(source, target, g.terms)
 	return g, nil
 }
 
-func sameSource(a, b Term) bool {
-	if a.CaseSensitive && b.CaseSensitive {
-		return a.Source == b.Source
-	}
-	return strings.EqualFold(a.Source, b.Source)
+// sources notes the terms' sources as New reads them.
+type sources struct {
+	folded map[string]bool // folded form -> one of its terms ignores case
+	exact  map[string]bool // the case-sensitive terms
 }
 
-// firstFold returns the lower case of the first rune of s.
-func firstFold(s string) rune {
-	r, _ := utf8.DecodeRuneInString(s)
-	return unicode.ToLower(r)
+// duplicate reports whether t has the source of a term seen before: the same folded form
+// (the same first letter's lower case too, as matching has it) where either ignores case,
+// the same exact form where both heed it. It notes t.
+func (s sources) duplicate(t Term) bool {
+	r, _ := utf8.DecodeRuneInString(t.Source)
+	key := string(unicode.ToLower(r)) + string(foldKeys(t.Source))
+	anyCase, found := s.folded[key]
+	if found && (anyCase || !t.CaseSensitive) || t.CaseSensitive && s.exact[t.Source] {
+		return true
+	}
+	s.folded[key] = anyCase || !t.CaseSensitive
+	if t.CaseSensitive {
+		s.exact[t.Source] = true
+	}
+	return false
+}
+
+// foldKeys returns the fold key of every rune of s.
+func foldKeys(s string) []rune {
+	out := make([]rune, 0, len(s))
+	for _, r := range s {
+		out = append(out, foldKey(r))
+	}
+	return out
 }
 
 // revision hashes the pair and the terms, sorted, so the same content gives the same

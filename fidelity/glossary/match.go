@@ -18,40 +18,50 @@ type Match struct {
 // Find returns the terms found in text, left to right, without overlaps, as the package
 // documentation says.
 func (g *Glossary) Find(text string) []Match {
-	var out []Match
+	out, _ := g.find(text)
+	return out
+}
+
+// find is Find; steps counts the runes compared, at most the text's runes times the
+// longest term's plus one.
+func (g *Glossary) find(text string) (out []Match, steps int) {
 	for i := 0; i < len(text); {
-		r, size := utf8.DecodeRuneInString(text[i:])
-		if m, ok := g.matchAt(text, i, r); ok {
+		m, ok, s := g.matchAt(text, i)
+		steps += s
+		if ok {
 			out = append(out, m)
 			i = m.End
 			continue
 		}
+		_, size := utf8.DecodeRuneInString(text[i:])
 		i += size
 	}
-	return out
+	return out, steps
 }
 
-// matchAt returns the longest term starting at text[i] (whose rune is r).
-func (g *Glossary) matchAt(text string, i int, r rune) (Match, bool) {
-	list := g.byFirst[unicode.ToLower(r)]
-	if len(list) == 0 || !boundaryBefore(text, i) {
-		return Match{}, false
+// matchAt returns the longest term starting at text[i], and the runes it compared.
+func (g *Glossary) matchAt(text string, i int) (Match, bool, int) {
+	fn, fj, fok := g.fold.start(text, i)
+	en, ej, eok := g.exact.start(text, i)
+	if !fok && !eok || !boundaryBefore(text, i) {
+		return Match{}, false, 1
 	}
-	for _, k := range list {
-		t := g.terms[k]
-		end := i + len(t.Source)
-		if end > len(text) {
-			continue
-		}
-		cand := text[i:end]
-		if t.CaseSensitive && cand != t.Source || !strings.EqualFold(cand, t.Source) {
-			continue
-		}
-		if boundaryAfter(text, end) {
-			return Match{Start: i, End: end, Term: t}, true
+	term, end, steps := int32(-1), 0, 1
+	if fok {
+		term, end, steps = g.fold.longest(text, i, fn, fj)
+		steps++
+	}
+	if eok {
+		// Two terms matching the same bytes would be the same term (New refuses them).
+		t, e, s := g.exact.longest(text, i, en, ej)
+		if steps += s; t >= 0 && e > end {
+			term, end = t, e
 		}
 	}
-	return Match{}, false
+	if term < 0 {
+		return Match{}, false, steps
+	}
+	return Match{Start: i, End: end, Term: g.terms[term]}, true, steps
 }
 
 // Missing returns the terms found in src whose target out lacks, once each, in src order.

@@ -58,23 +58,23 @@ func (sc Scanner) Mask(s string, bd *mask.Builder) {
 // maxDepth bounds the nesting of ICU arguments.
 const maxDepth = 8
 
+// Groups returns where Mask finds the ICU plurals and selects of s: the byte range of
+// each outermost one, in order.
+func (sc Scanner) Groups(s string) [][2]int {
+	var out [][2]int
+	sc.each(s, false, 0, func(i, end int, complex bool) {
+		if complex {
+			out = append(out, [2]int{i, end})
+		}
+	})
+	return out
+}
+
 // mask writes s; plural is the group of the plural s is a message of, whose '#' is a
 // token bound to it, or 0.
 func (sc Scanner) mask(s string, bd *mask.Builder, plural, depth int) {
-	var user [][]int
-	if sc.Pattern != nil {
-		user = sc.Pattern.FindAllStringIndex(s, -1)
-	}
 	last := 0
-	for i := 0; i < len(s); {
-		for len(user) > 0 && user[0][0] < i {
-			user = user[1:]
-		}
-		end, complex := sc.at(s, i, user, plural != 0, depth)
-		if end < 0 {
-			i++
-			continue
-		}
+	sc.each(s, plural != 0, depth, func(i, end int, complex bool) {
 		bd.Text(s[last:i])
 		switch {
 		case complex:
@@ -84,9 +84,30 @@ func (sc Scanner) mask(s string, bd *mask.Builder, plural, depth int) {
 		default:
 			bd.Atom(s[i:end], s[i:end], mask.Placeholder)
 		}
-		i, last = end, end
-	}
+		last = end
+	})
 	bd.Text(s[last:])
+}
+
+// each calls f with the placeholders of s in order: where each is and whether it is an ICU
+// plural or select.
+func (sc Scanner) each(s string, inPlural bool, depth int, f func(i, end int, complex bool)) {
+	var user [][]int
+	if sc.Pattern != nil {
+		user = sc.Pattern.FindAllStringIndex(s, -1)
+	}
+	for i := 0; i < len(s); {
+		for len(user) > 0 && user[0][0] < i {
+			user = user[1:]
+		}
+		end, complex := sc.at(s, i, user, inPlural, depth)
+		if end < 0 {
+			i++
+			continue
+		}
+		f(i, end, complex)
+		i = end
+	}
 }
 
 // at returns the end of the placeholder at s[i], and whether it is an ICU plural or
