@@ -11,6 +11,7 @@ import (
 	"os"
 	"regexp"
 	"strconv"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -428,5 +429,22 @@ func TestBuildEngines(t *testing.T) {
 	_, sim, warn = buildEngines(env("OPENAI_API_KEY", "sk-secret-value"), 0)
 	if !sim || len(warn) != 1 || strings.Contains(warn[0], "sk-secret") {
 		t.Errorf("half an OpenAI setting: simulated %v, warnings %q", sim, warn)
+	}
+}
+
+// TestDeepNestingIsCheap: a body of 1 MiB of '[' is refused without walking it: the name
+// check stops at maxDepth (it allocated a frame per level, 100 MB, before the decoder
+// refused the body).
+func TestDeepNestingIsCheap(t *testing.T) {
+	body := []byte(strings.Repeat("[", 1<<20))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	code, msg := checkNames(body)
+	runtime.ReadMemStats(&after)
+	if code != codeOK || msg != "" {
+		t.Errorf("checkNames = %d, %q; want the body left to the decoder", code, msg)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
+		t.Errorf("checkNames of 1 MiB of '[' allocated %d KB, want at most 1 MB", alloc>>10)
 	}
 }

@@ -73,9 +73,14 @@ type frame struct {
 	wantName bool            // in an object, the next token is a member name
 }
 
+// maxDepth is as deep as checkNames walks: a request body is two levels deep, and a body of
+// a million '[' cost a frame each (100 MB) before the decoder refused it.
+const maxDepth = 32
+
 // checkNames walks the JSON in body and reports the first object member whose name appears
 // twice in its object, or that is not a field name but equals one ignoring case. Syntax
-// errors are left to the decoder, which words them.
+// errors, and bodies nested deeper than maxDepth, are left to the decoder, which words
+// them (no request nests that deep).
 func checkNames(body []byte) (int, string) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	var stack []*frame
@@ -97,6 +102,9 @@ func checkNames(body []byte) (int, string) {
 				top.wantName = false
 				continue
 			}
+		}
+		if d, ok := tok.(json.Delim); ok && (d == '{' || d == '[') && len(stack) == maxDepth {
+			return codeOK, ""
 		}
 		switch tok {
 		case json.Delim('{'):
