@@ -3,6 +3,10 @@ package translate
 import (
 	"cmp"
 	"context"
+	"fmt"
+	"log/slog"
+	"runtime"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -100,6 +104,7 @@ func (c *Client) probeRound(ctx context.Context) {
 		}
 		busy := e.h.TakeServed() >= recovery.BusyCalls
 		wg.Go(func() {
+			defer c.contain()
 			if !busy {
 				c.probe(ctx, e, r, s.probes, now)
 			}
@@ -271,7 +276,10 @@ func (c *Client) recoveryRound() {
 		if r == nil {
 			continue
 		}
-		wg.Go(func() { c.probe(ctx, e, r, &recoveryPolicy, now) })
+		wg.Go(func() {
+			defer c.contain()
+			c.probe(ctx, e, r, &recoveryPolicy, now)
+		})
 	}
 	wg.Wait()
 }
@@ -315,4 +323,24 @@ func (c *Client) recoveryRequest(e *engine) *request {
 		return nil
 	}
 	return r
+}
+
+// contain stops a panic on one of the Client's own goroutines (the hold watch and the probe
+// loop, which untilClose runs, and each probe): they call a user-supplied Store's methods
+// (WatchHolds, ProbeLock, Unhold), and a panic there must not end the process. The
+// goroutine ends; contain logs a warning (the Client's logger, else slog.Default) with the
+// panic's type, a runtime error's message and the stack, never another panic value, which
+// may hold a credential. It must be deferred directly: recover works only there.
+func (c *Client) contain() {
+	p := recover()
+	if p == nil {
+		return
+	}
+	attrs := []slog.Attr{slog.String("panic", fmt.Sprintf("%T", p))}
+	if re, ok := p.(runtime.Error); ok {
+		attrs = append(attrs, slog.String("error", re.Error()))
+	}
+	attrs = append(attrs, slog.String("stack", string(debug.Stack())))
+	c.configLogger().LogAttrs(context.Background(), slog.LevelWarn,
+		"translate: a background task of the Client panicked and stopped (a Store's method?)", attrs...)
 }

@@ -92,9 +92,10 @@ func (c *Client) buildSetup(o options, prev *setup) (*setup, error) {
 // engineTelOf returns e's name and telemetry.
 func engineTelOf(e *engine) (string, *engineTel) { return e.name, e.tel }
 
-// engine returns s's engine of spec's name; nil for a nil s or spec.e.
+// engine returns s's engine of spec's name; nil for a nil s or a nil spec.e (specName
+// refuses it).
 func (s *setup) engine(spec engineSpec) *engine {
-	if s == nil || spec.e == nil {
+	if s == nil || spec.e == nil || holdsNil(spec.e) {
 		return nil
 	}
 	return s.byName[spec.e.Name()]
@@ -204,8 +205,11 @@ func (c *Client) gates(e, old *engine, start time.Time) {
 
 // specName checks an engine given to WithEngine and returns its name.
 func specName(i int, spec engineSpec) (string, error) {
-	if spec.e == nil {
+	switch {
+	case spec.e == nil:
 		return "", configError(fmt.Sprintf("WithEngine[%d]", i), "engine is nil")
+	case holdsNil(spec.e):
+		return "", configError(fmt.Sprintf("WithEngine[%d]", i), fmt.Sprintf("engine is a nil %T", spec.e))
 	}
 	name := spec.e.Name()
 	if name == "" {

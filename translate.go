@@ -603,6 +603,7 @@ func (c *Client) untilClose(run func(ctx context.Context)) {
 	}()
 	go func() {
 		defer c.wg.Done()
+		defer c.contain() // a Store's WatchHolds, say, must not end the process (probe.go)
 		run(ctx)
 	}()
 }
