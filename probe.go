@@ -49,7 +49,7 @@ type manualProbeClock interface{ manualProbes() }
 // prober's context, and waits for them on c.wg. Called with c.mu held, or in New.
 func (c *Client) startProbes() {
 	if c.wake == nil { // in New
-		c.wake = make(chan struct{}, 1)
+		c.wake, c.repace = make(chan struct{}, 1), make(chan struct{}, 1)
 		c.wg.Add(1)
 		go c.recoveryLoop()
 		c.startHoldWatch()
@@ -70,9 +70,10 @@ func (c *Client) startProbes() {
 }
 
 // probeLoop runs a probe round every Interval on the Client's clock until ctx is canceled;
-// while the running configuration has no probes it only waits.
+// while the running configuration has no probes it only waits. Reconfigure signals
+// c.repace: a new Interval then counts from the last round, not after the old one.
 func (c *Client) probeLoop(ctx context.Context) {
-	recovery.Pace(ctx, c.clock.Sleep, c.probeInterval, c.probeRound)
+	recovery.Pace(ctx, c.clock.Now, c.clock.Sleep, c.probeInterval, c.repace, c.probeRound)
 }
 
 // probeInterval is the running configuration's probe Interval, the default without probes.

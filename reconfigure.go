@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fanyi-go/translate/internal/recovery"
 	"github.com/fanyi-go/translate/internal/reload"
 )
 
@@ -34,6 +35,9 @@ import (
 // way). New engines start fresh. Removed engines get no new requests; calls in flight on
 // them finish and are settled as usual. A request is served under exactly one
 // configuration: the one running when it started.
+//
+// A new RoutingPolicy.HealthEvery or ProbePolicy.Interval counts from the last fold or
+// probe round: lowered, it applies at once, not after the old period.
 //
 // While Reconfigure builds the new configuration, requests that arrive wait for it and run
 // under it, for reconfigureHold (20ms) at most: callers that keep every core busy would
@@ -70,9 +74,11 @@ func (c *Client) Reconfigure(cfg *Config) error {
 	}
 	c.budget.Set(budgetLimits(o.budget))
 	c.cfg.Store(s)
+	c.foldWithin(s.routing.HealthEvery)
 	c.mu.Unlock()
 	c.gate.Open()
 	c.startProbes()
+	recovery.Wake(c.repace) // the probe loop reads its Interval again
 	c.reconfigureCache(o)
 	return nil
 }
