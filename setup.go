@@ -38,6 +38,9 @@ type setup struct {
 	reuse   map[string]*engineTel // prev's retired, while buildSetup runs
 	fresh   []engineLive          // the live state of engines new by name, while buildSetup runs
 	content contentSetup          // content.go: glossaries and placeholders
+	// memory is the policy of the translation memory the Client runs, defaults applied:
+	// New's, kept by every Reconfigure (the memory is built once); nil: none.
+	memory *MemoryPolicy
 }
 
 // buildSetup builds the configuration o describes. Engines named as in prev (the running
@@ -51,6 +54,10 @@ func (c *Client) buildSetup(o options, prev *setup) (*setup, error) {
 	if o.probes != nil {
 		p := o.probes.withDefaults()
 		s.probes = &p
+	}
+	s.memory = memoryPolicy(o.memory)
+	if prev != nil {
+		s.memory = prev.memory
 	}
 	var err error
 	if s.content, err = o.content.build(); err != nil {
