@@ -373,8 +373,11 @@ func (ec EngineConfig) Build() (Engine, Profile, error) {
 	if err != nil {
 		return nil, Profile{}, err
 	}
-	if e == nil {
+	switch {
+	case e == nil:
 		return nil, Profile{}, invalidAt("type", fmt.Sprintf("engine type %q built a nil engine", ec.Type))
+	case holdsNil(e):
+		return nil, Profile{}, invalidAt("type", fmt.Sprintf("engine type %q built a nil %T", ec.Type, e))
 	}
 	switch name := e.Name(); {
 	case name == "":

@@ -3,9 +3,11 @@ package translate
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"log/slog"
 	"maps"
 	"math"
+	"reflect"
 	"time"
 
 	"github.com/fanyi-go/translate/internal/clock"
@@ -383,7 +385,47 @@ func (o *options) validateScalars() error {
 	case o.clock == nil:
 		return configError("WithClock", "must not be nil")
 	}
+	if err := checkStore(o.store); err != nil {
+		return err
+	}
 	return o.budget.validate(o.store)
+}
+
+// StoreValidator is a Store that can tell whether it is usable at all. New and Reconfigure
+// call Validate once and refuse the Store with the error it returns, which must name what
+// is wrong and hold no credential. redisstore.Store implements it: a zero Store, not built
+// with redisstore.New, has no Redis client to call.
+type StoreValidator interface {
+	Store
+	Validate() error
+}
+
+// checkStore refuses a Store the Client could not call: an interface holding a nil pointer
+// (a typed nil, "var st *redisstore.Store" never assigned), whose methods would panic on
+// the Client's goroutines, or one whose Validate fails (StoreValidator).
+func checkStore(s Store) error {
+	switch {
+	case s == nil:
+		return nil
+	case holdsNil(s):
+		return configError("WithStore", fmt.Sprintf("is a nil %T", s))
+	}
+	if v, ok := s.(StoreValidator); ok {
+		if err := v.Validate(); err != nil {
+			return configError("WithStore", fmt.Sprintf("%T is not usable: %v", s, err))
+		}
+	}
+	return nil
+}
+
+// holdsNil reports whether the interface value v, not nil itself, holds a nil pointer or
+// func: a plug-in (Engine, Store) whose methods would panic when the Client calls them.
+func holdsNil(v any) bool {
+	switch rv := reflect.ValueOf(v); rv.Kind() {
+	case reflect.Pointer, reflect.Func:
+		return rv.IsNil()
+	}
+	return false
 }
 
 // validate checks a profile; field names are prefixed with prefix ("WithEngine[0].Profile.").

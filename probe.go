@@ -3,6 +3,10 @@ package translate
 import (
 	"cmp"
 	"context"
+	"fmt"
+	"log/slog"
+	"runtime"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -45,7 +49,7 @@ type manualProbeClock interface{ manualProbes() }
 // prober's context, and waits for them on c.wg. Called with c.mu held, or in New.
 func (c *Client) startProbes() {
 	if c.wake == nil { // in New
-		c.wake = make(chan struct{}, 1)
+		c.wake, c.repace = make(chan struct{}, 1), make(chan struct{}, 1)
 		c.wg.Add(1)
 		go c.recoveryLoop()
 		c.startHoldWatch()
@@ -66,9 +70,10 @@ func (c *Client) startProbes() {
 }
 
 // probeLoop runs a probe round every Interval on the Client's clock until ctx is canceled;
-// while the running configuration has no probes it only waits.
+// while the running configuration has no probes it only waits. Reconfigure signals
+// c.repace: a new Interval then counts from the last round, not after the old one.
 func (c *Client) probeLoop(ctx context.Context) {
-	recovery.Pace(ctx, c.clock.Sleep, c.probeInterval, c.probeRound)
+	recovery.Pace(ctx, c.clock.Now, c.clock.Sleep, c.probeInterval, c.repace, c.probeRound)
 }
 
 // probeInterval is the running configuration's probe Interval, the default without probes.
@@ -100,6 +105,7 @@ func (c *Client) probeRound(ctx context.Context) {
 		}
 		busy := e.h.TakeServed() >= recovery.BusyCalls
 		wg.Go(func() {
+			defer c.contain()
 			if !busy {
 				c.probe(ctx, e, r, s.probes, now)
 			}
@@ -271,7 +277,10 @@ func (c *Client) recoveryRound() {
 		if r == nil {
 			continue
 		}
-		wg.Go(func() { c.probe(ctx, e, r, &recoveryPolicy, now) })
+		wg.Go(func() {
+			defer c.contain()
+			c.probe(ctx, e, r, &recoveryPolicy, now)
+		})
 	}
 	wg.Wait()
 }
@@ -315,4 +324,24 @@ func (c *Client) recoveryRequest(e *engine) *request {
 		return nil
 	}
 	return r
+}
+
+// contain stops a panic on one of the Client's own goroutines (the hold watch and the probe
+// loop, which untilClose runs, and each probe): they call a user-supplied Store's methods
+// (WatchHolds, ProbeLock, Unhold), and a panic there must not end the process. The
+// goroutine ends; contain logs a warning (the Client's logger, else slog.Default) with the
+// panic's type, a runtime error's message and the stack, never another panic value, which
+// may hold a credential. It must be deferred directly: recover works only there.
+func (c *Client) contain() {
+	p := recover()
+	if p == nil {
+		return
+	}
+	attrs := []slog.Attr{slog.String("panic", fmt.Sprintf("%T", p))}
+	if re, ok := p.(runtime.Error); ok {
+		attrs = append(attrs, slog.String("error", re.Error()))
+	}
+	attrs = append(attrs, slog.String("stack", string(debug.Stack())))
+	c.configLogger().LogAttrs(context.Background(), slog.LevelWarn,
+		"translate: a background task of the Client panicked and stopped (a Store's method?)", attrs...)
 }

@@ -1,11 +1,14 @@
 package translate
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"strings"
 	"time"
 
+	"github.com/fanyi-go/translate/fidelity/memory"
+	"github.com/fanyi-go/translate/internal/recovery"
 	"github.com/fanyi-go/translate/internal/reload"
 )
 
@@ -24,7 +27,9 @@ import (
 // applies (to the entries already cached too), but the cache cannot be turned on or off or
 // resized. When cfg asks for that, Reconfigure applies the rest of cfg and logs a warning
 // naming those fields (through the Client's logger, else slog.Default); restart the Client
-// to change them.
+// to change them. The translation memory is New's too (WithMemory, the "memory" section):
+// Reconfigure keeps it as it is, and a section that asks for another (turned on or off,
+// other bounds, threshold or FuzzyFirst) gets the same warning.
 //
 // Engines are matched by name. An engine that stays keeps its state: breakers (started
 // afresh when the breaker policy changes), health and standing, the quota used this period
@@ -34,6 +39,9 @@ import (
 // way). New engines start fresh. Removed engines get no new requests; calls in flight on
 // them finish and are settled as usual. A request is served under exactly one
 // configuration: the one running when it started.
+//
+// A new RoutingPolicy.HealthEvery or ProbePolicy.Interval counts from the last fold or
+// probe round: lowered, it applies at once, not after the old period.
 //
 // While Reconfigure builds the new configuration, requests that arrive wait for it and run
 // under it, for reconfigureHold (20ms) at most: callers that keep every core busy would
@@ -70,10 +78,13 @@ func (c *Client) Reconfigure(cfg *Config) error {
 	}
 	c.budget.Set(budgetLimits(o.budget))
 	c.cfg.Store(s)
+	c.foldWithin(s.routing.HealthEvery)
 	c.mu.Unlock()
 	c.gate.Open()
 	c.startProbes()
+	recovery.Wake(c.repace) // the probe loop reads its Interval again
 	c.reconfigureCache(o)
+	c.warnNotApplied("memory", memoryNotApplied(s.memory, memoryPolicy(o.memory)))
 	return nil
 }
 
@@ -93,11 +104,57 @@ func (c *Client) reconfigureCache(o *options) {
 			c.cache.ttl.Store(int64(reload.CacheTTL(o.cacheTTL)))
 		}
 	}
-	if fields := reload.CacheNotApplied(size, o.noCache, o.cacheEntries); len(fields) > 0 {
-		c.configLogger().LogAttrs(context.Background(), slog.LevelWarn,
-			"translate: the config's cache section is not applied by Reconfigure (the cache is built at New); restart to change it",
-			slog.String("fields", strings.Join(fields, ", ")))
+	c.warnNotApplied("cache", reload.CacheNotApplied(size, o.noCache, o.cacheEntries))
+}
+
+// warnNotApplied warns that the fields of the config's section (the cache, the memory),
+// when there are any, ask for what Reconfigure cannot give: New builds that part.
+func (c *Client) warnNotApplied(section string, fields []string) {
+	if len(fields) == 0 {
+		return
 	}
+	c.configLogger().LogAttrs(context.Background(), slog.LevelWarn,
+		"translate: the config's "+section+" section is not applied by Reconfigure (the "+section+" is built at New); restart to change it",
+		slog.String("fields", strings.Join(fields, ", ")))
+}
+
+// memoryPolicy returns p with its defaults applied; nil for nil (no memory).
+func memoryPolicy(p *MemoryPolicy) *MemoryPolicy {
+	if p == nil {
+		return nil
+	}
+	d := *p
+	d.MaxEntries = cmp.Or(d.MaxEntries, memory.DefaultMaxEntries)
+	d.MaxBytes = cmp.Or(d.MaxBytes, memory.DefaultMaxBytes)
+	d.Threshold = cmp.Or(d.Threshold, memory.DefaultThreshold)
+	return &d
+}
+
+// memoryNotApplied returns the fields of a memory section asked (defaults applied; nil:
+// none) that differ from the running memory's: "memory" when it turns the memory on or
+// off; nil when it asks for nothing new.
+func memoryNotApplied(running, asked *MemoryPolicy) []string {
+	switch {
+	case running == nil && asked == nil:
+		return nil
+	case running == nil || asked == nil:
+		return []string{"memory"}
+	}
+	var fields []string
+	for _, f := range [...]struct {
+		name string
+		diff bool
+	}{
+		{"memory.max_entries", running.MaxEntries != asked.MaxEntries},
+		{"memory.max_bytes", running.MaxBytes != asked.MaxBytes},
+		{"memory.threshold", running.Threshold != asked.Threshold},
+		{"memory.fuzzy_first", running.FuzzyFirst != asked.FuzzyFirst},
+	} {
+		if f.diff {
+			fields = append(fields, f.name)
+		}
+	}
+	return fields
 }
 
 // nextSetup validates cfg and builds the configuration that follows the running one, with

@@ -235,6 +235,19 @@ func (c *Client) maybeFold(now int64) {
 	}
 }
 
+// foldWithin brings the next health fold to within every of now when it is due later: a
+// Reconfigure that lowers HealthEvery takes effect at once, not after the old period (up
+// to an hour). A later fold is never pushed back.
+func (c *Client) foldWithin(every time.Duration) {
+	want := c.now() + int64(every)
+	for {
+		next := c.nextFold.Load()
+		if next <= want || c.nextFold.CompareAndSwap(next, want) {
+			return
+		}
+	}
+}
+
 // foldEngine folds one engine's counters into its window and rebuilds its view: an
 // availability drop over 15% two folds in a row, or availability under MinHealth, demotes
 // it to the fallback pool; two good folds bring it back. A fold with fewer than

@@ -38,6 +38,9 @@ type setup struct {
 	reuse   map[string]*engineTel // prev's retired, while buildSetup runs
 	fresh   []engineLive          // the live state of engines new by name, while buildSetup runs
 	content contentSetup          // content.go: glossaries and placeholders
+	// memory is the policy of the translation memory the Client runs, defaults applied:
+	// New's, kept by every Reconfigure (the memory is built once); nil: none.
+	memory *MemoryPolicy
 }
 
 // buildSetup builds the configuration o describes. Engines named as in prev (the running
@@ -51,6 +54,10 @@ func (c *Client) buildSetup(o options, prev *setup) (*setup, error) {
 	if o.probes != nil {
 		p := o.probes.withDefaults()
 		s.probes = &p
+	}
+	s.memory = memoryPolicy(o.memory)
+	if prev != nil {
+		s.memory = prev.memory
 	}
 	var err error
 	if s.content, err = o.content.build(); err != nil {
@@ -92,9 +99,10 @@ func (c *Client) buildSetup(o options, prev *setup) (*setup, error) {
 // engineTelOf returns e's name and telemetry.
 func engineTelOf(e *engine) (string, *engineTel) { return e.name, e.tel }
 
-// engine returns s's engine of spec's name; nil for a nil s or spec.e.
+// engine returns s's engine of spec's name; nil for a nil s or a nil spec.e (specName
+// refuses it).
 func (s *setup) engine(spec engineSpec) *engine {
-	if s == nil || spec.e == nil {
+	if s == nil || spec.e == nil || holdsNil(spec.e) {
 		return nil
 	}
 	return s.byName[spec.e.Name()]
@@ -204,8 +212,11 @@ func (c *Client) gates(e, old *engine, start time.Time) {
 
 // specName checks an engine given to WithEngine and returns its name.
 func specName(i int, spec engineSpec) (string, error) {
-	if spec.e == nil {
+	switch {
+	case spec.e == nil:
 		return "", configError(fmt.Sprintf("WithEngine[%d]", i), "engine is nil")
+	case holdsNil(spec.e):
+		return "", configError(fmt.Sprintf("WithEngine[%d]", i), fmt.Sprintf("engine is a nil %T", spec.e))
 	}
 	name := spec.e.Name()
 	if name == "" {

@@ -128,6 +128,7 @@ type Client struct {
 	batchConc int
 	probing   atomic.Bool   // the probe loop runs
 	wake      chan struct{} // a recovery probe is due (probe.go); made in New
+	repace    chan struct{} // the probe interval may have changed (probe.go); made in New
 	hedge     hedgeTokens
 	runner    *deadline.Runner // runs engine calls, so that requests keep their deadline
 	gate      *gate.Gate       // closed while Reconfigure works: new requests wait (reconfigure.go)
@@ -607,6 +608,7 @@ func (c *Client) untilClose(run func(ctx context.Context)) {
 	}()
 	go func() {
 		defer c.wg.Done()
+		defer c.contain() // a Store's WatchHolds, say, must not end the process (probe.go)
 		run(ctx)
 	}()
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fanyi-go/translate/internal/filewatch"
+	"github.com/fanyi-go/translate/internal/recovery"
 )
 
 // watchEvery is how often WatchConfig reads the file. A change is applied once two reads in
@@ -35,7 +36,13 @@ func WatchConfig(ctx context.Context, c *Client, path string) error {
 	case path == "":
 		return &Error{Kind: KindInvalidInput, Message: "WatchConfig: empty path"}
 	}
-	return c.newConfigWatcher(ctx, path).Run(ctx, watchEvery)
+	wctx, cancel := recovery.RoundContext(ctx, c.stop) // ends when c closes, file unchanged or not
+	defer cancel()
+	err := c.newConfigWatcher(wctx, path).Run(wctx, watchEvery)
+	if ctx.Err() == nil && c.closed.Load() {
+		return ErrClosed
+	}
+	return err
 }
 
 // newConfigWatcher is WatchConfig's watcher: it applies with c.Reconfigure and counts a

@@ -615,3 +615,39 @@ func writeKubernetes(t *testing.T, first []byte) (string, func([]byte)) {
 	k := newKubeDir(t, first)
 	return k.path(), k.update
 }
+
+// TestWatchConfigEndsWhenClientClosed: WatchConfig on a file that never changes returns
+// ErrClosed as soon as its Client is closed (in virtual time: no poll is needed), and
+// leaves no goroutine behind (the bubble ends only when all of its goroutines have).
+func TestWatchConfigEndsWhenClientClosed(t *testing.T) {
+	registerTestTypes()
+	synctest.Test(t, func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "config.json")
+		writeAtomic(t, path, engineFile("a"))
+		cfg, err := LoadConfig(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := New(WithConfig(cfg), WithLogger(slog.New(&logSink{})))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		done := make(chan error, 1)
+		go func() { done <- WatchConfig(ctx, c, path) }()
+		time.Sleep(3 * watchEvery) // polls that find the file unchanged
+		c.Close()
+		synctest.Wait()
+		select {
+		case err := <-done:
+			if KindOf(err) != KindClosed {
+				t.Errorf("WatchConfig returned %v, want ErrClosed", err)
+			}
+		default:
+			t.Error("WatchConfig still runs after its Client closed")
+			cancel()
+			<-done
+		}
+	})
+}

@@ -24,7 +24,23 @@ const (
 	maxProbeLock = 10 * time.Minute
 )
 
-var _ translate.HoldStore = (*Store)(nil)
+var (
+	_ translate.HoldStore      = (*Store)(nil)
+	_ translate.StoreValidator = (*Store)(nil)
+)
+
+// errZeroStore: a Store not built with New.
+var errZeroStore = errors.New("redisstore: the Store has no Redis client: build it with redisstore.New")
+
+// Validate implements translate.StoreValidator: a Store not built with New (nil, or the
+// zero Store) has no Redis client, and translate.New refuses it rather than let its
+// methods panic on the Client's goroutines.
+func (s *Store) Validate() error {
+	if s == nil || s.rdb == nil {
+		return errZeroStore
+	}
+	return nil
+}
 
 // WithHoldPoll sets how often each Client reads the engines' shared holds (one MGET of its
 // configured engines' hold keys): an engine that one replica finds down is out of routing

@@ -81,6 +81,11 @@ func TestCheckKeys(t *testing.T) {
 		{map[string]float64{"en-fr": math.NaN()}, `"en-fr"`, "must be within 0..100"},
 		{map[string]float64{"b-c/poetry": 50, "a-x/nope": 101}, `"a-x/nope"`, "unknown scene (known: general, legal, chat)"},
 		{map[string]float64{long: 50}, `"` + long[:40] + `…"`, ErrPairKey.Error()},
+		// Keys that name one pair once normalised: which would win depends on map order.
+		{map[string]float64{"en-de": 0, "EN-DE": 100}, `"en-de"`, `names the same pair as "EN-DE"`},
+		{map[string]float64{"en-Latn-de": 0, "en-de": 100}, `"en-de"`, `names the same pair as "en-Latn-de"`},
+		{map[string]float64{"*-JA/legal": 0, "*-ja/legal": 100}, `"*-ja/legal"`, `names the same pair as "*-JA/legal"`},
+		{map[string]float64{"zh-Hant-en": 1, "zh-en": 2, "en-de": 3, "en-de/legal": 4}, "", ""}, // zh is zh-Hans; a scene is another key
 	}
 	for _, tt := range tests {
 		name, problem := CheckKeys(tt.m, scenes)

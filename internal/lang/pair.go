@@ -61,22 +61,46 @@ func ParseKey(key string, scenes []string) (src, tgt string, scene int, err erro
 
 // CheckKeys checks the keys (ParseKey) and values (0..100) of m in key order, and returns
 // the first key at fault, quoted and cut to 40 bytes, and what is wrong; problem is "" when
-// all are right.
+// all are right. Two keys that name the same pair and scene once normalised ("en-de",
+// "EN-DE" and "en-Latn-de"; see KeyOf) are at fault: which one a table built from m would
+// keep would depend on map order.
 func CheckKeys(m map[string]float64, scenes []string) (name, problem string) {
 	if len(m) == 0 {
 		return "", "" // sorting no keys allocates 3 times
 	}
+	seen := make(map[string]string, len(m)) // the normalised key -> the key
 	for _, key := range slices.Sorted(maps.Keys(m)) {
-		name = strconv.Quote(key)
-		if len(key) > 40 {
-			name = strconv.Quote(key[:40] + "…")
-		}
-		if _, _, _, err := ParseKey(key, scenes); err != nil {
+		name = quoteKey(key)
+		src, tgt, scene, err := ParseKey(key, scenes)
+		if err != nil {
 			return name, err.Error()
 		}
 		if q := m[key]; !(q >= 0 && q <= 100) {
 			return name, "must be within 0..100"
 		}
+		norm := sideKey(src) + "-" + sideKey(tgt) + "/" + strconv.Itoa(scene)
+		if first, dup := seen[norm]; dup {
+			return name, "names the same pair as " + quoteKey(first)
+		}
+		seen[norm] = key
 	}
 	return "", ""
+}
+
+// quoteKey quotes a key for an error, cut to 40 bytes.
+func quoteKey(key string) string {
+	if len(key) > 40 {
+		return strconv.Quote(key[:40] + "…")
+	}
+	return strconv.Quote(key)
+}
+
+// sideKey normalises a side of a valid pair as a Cache keys it: "*", or KeyOf its tag
+// ("EN" and "en-Latn" are "en-Latn").
+func sideKey(side string) string {
+	if side == "*" {
+		return side
+	}
+	_, key, _ := Parse(side) // valid: ParseKey checked it
+	return key
 }

@@ -110,8 +110,9 @@ func Accepts(want []string, answer string) bool {
 	return false
 }
 
-// RoundContext is a probe round's context: canceled when stop closes (the Client's Close)
-// or cancel is called.
+// RoundContext is a probe round's context, or another task's that must end with the
+// Client (WatchConfig's): canceled when parent ends, stop closes (the Client's Close) or
+// cancel is called.
 func RoundContext(parent context.Context, stop <-chan struct{}) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(parent)
 	go func() {
