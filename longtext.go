@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -62,6 +63,11 @@ func (w *walk) runLong(res *Result) (*Result, error, bool) {
 		}
 	}
 	e, _ := w.next()
+	for e != nil && tooManyUnits(w.r.chars, callChars(&e.prof)) {
+		w.skip(e, &Error{Kind: KindTextTooLong, Engine: e.name, Message: "skipped: the text needs more than " +
+			strconv.Itoa(maxUnits) + " calls of MaxChars"})
+		e, _ = w.next()
+	}
 	if e == nil {
 		return nil, nil, false
 	}
@@ -83,6 +89,15 @@ func (w *walk) runLong(res *Result) (*Result, error, bool) {
 	res, err := w.joinLong(res, split, lt)
 	return res, err, true
 }
+
+// maxUnits bounds the calls one engine may need for a text: a 1 MiB text cut for an
+// engine with MaxChars 1 took a million units, 400 MB and 1.8 s. Such an engine is skipped
+// (KindTextTooLong) and the text goes to one that takes it in fewer calls.
+const maxUnits = 10_000
+
+// tooManyUnits reports whether a text of chars code points needs more than maxUnits calls
+// of unit characters (0: unlimited).
+func tooManyUnits(chars, unit int) bool { return unit > 0 && chars > maxUnits*unit }
 
 // translate walks unit i through the engines and reports whether it was translated.
 func (lt *longText) translate(ctx context.Context, i int, text string) bool {

@@ -287,3 +287,24 @@ func BenchmarkLongText(b *testing.B) {
 		})
 	}
 }
+
+// TestLongTextBoundsTheCalls: an engine that would need more than 10,000 calls for a text
+// (MaxChars 1 cut a 1 MiB text into a million units: 400 MB, 1.8 s) is skipped as too
+// long for it, and the text goes to an engine that takes it; 10,000 calls are still made.
+func TestLongTextBoundsTheCalls(t *testing.T) {
+	tiny, whole := fake.New("tiny"), fake.New("whole")
+	c := newClient(t, sharp, translate.WithEngine(tiny, translate.Profile{Quality: 100, MaxChars: 2}),
+		translate.WithEngine(whole, translate.Profile{Quality: 1}))
+	text := strings.Repeat("ab", 10_001) // 20,002 characters: 10,001 calls of 2
+	res, err := c.Translate(context.Background(), translate.Request{Text: text, Source: "en", Target: "es"})
+	if err != nil || res.Engine != "whole" || tiny.Calls() != 0 {
+		t.Fatalf("%d characters: %v after %d calls of tiny; want whole's answer", len(text), err, tiny.Calls())
+	}
+	if got := kinds(res.Attempts); !cmp.Equal(got, []string{"text_too_long", "ok"}) {
+		t.Errorf("attempts %v, want tiny skipped as too long, then whole", got)
+	}
+	res, err = c.Translate(context.Background(), translate.Request{Text: text[2:], Source: "en", Target: "es"})
+	if err != nil || res.Engine != "tiny" || tiny.Calls() != 10_000 {
+		t.Errorf("%d characters: %v after %d calls of tiny; want tiny's, in 10,000 calls", len(text)-2, err, tiny.Calls())
+	}
+}
