@@ -215,6 +215,7 @@ func (w *walk) abandon(h *racer, ch <-chan *racer) {
 	w.j.cost += h.l.cost
 	c, stripe := w.c, w.spread()
 	go func() {
+		defer c.contain() // settling calls the Store's Settle on a goroutine of the Client's own
 		h := <-ch
 		c.obs.attemptEnd(h.actx, h.span, h.e, h.n, time.Duration(h.ended-h.start), h.err, stripe)
 		c.settleAbandoned(h, stripe)
