@@ -229,6 +229,10 @@ func (s *Store) cached(ctx context.Context, a translate.Admission) (translate.Ad
 	case errors.Is(err, redis.Nil):
 		s.recovered()
 		return translate.Admitted{}, false
+	case isWrongType(err): // that request's entry only: a miss, overwritten by its Settle
+		s.foreignKey(keyCache)
+		s.recovered()
+		return translate.Admitted{}, false
 	case err != nil:
 		if s.configError(err) == nil {
 			s.failed(err)
@@ -243,7 +247,7 @@ func (s *Store) cached(ctx context.Context, a translate.Admission) (translate.Ad
 // Redis is unreachable.
 func (s *Store) claim(ctx context.Context, rkey, engine string, now time.Time) (*translate.StoredAnswer, bool, error) {
 	if s.reachable() {
-		r, err := s.sc.request.Run(ctx, s.rdb, []string{rkey}, engine, translate.RequestWindow.Milliseconds()).Slice()
+		r, err := s.claimShared(ctx, rkey, engine)
 		if err == nil && len(r) == 2 {
 			s.recovered()
 			if code, _ := r[0].(int64); code == codePrior {
@@ -252,6 +256,10 @@ func (s *Store) claim(ctx context.Context, rkey, engine string, now time.Time) (
 			}
 			s.loc.claimed(rkey, now)
 			return nil, false, nil
+		}
+		if isWrongType(err) { // still: refused, for this request id only
+			s.recovered()
+			return nil, true, nil
 		}
 		if cerr := s.configError(err); cerr != nil {
 			return nil, false, cerr
@@ -270,6 +278,23 @@ func (s *Store) claim(ctx context.Context, rkey, engine string, now time.Time) (
 		s.strictRefused.Add(context.Background(), 1)
 	}
 	return prior, refused, nil
+}
+
+// claimShared runs the request script on rkey. A key of another type there (not the
+// hash the store makes) is no request id's: it is deleted and the claim made again, once.
+func (s *Store) claimShared(ctx context.Context, rkey, engine string) ([]any, error) {
+	run := func() ([]any, error) {
+		return s.sc.request.Run(ctx, s.rdb, []string{rkey}, engine, translate.RequestWindow.Milliseconds()).Slice()
+	}
+	r, err := run()
+	if !isWrongType(err) {
+		return r, err
+	}
+	s.foreignKey(keyRequest)
+	if err := s.rdb.Del(ctx, rkey).Err(); err != nil {
+		return nil, err
+	}
+	return run()
 }
 
 // admitHold reports the engine's hold that refuses an admission at now, as last known here.
@@ -348,7 +373,7 @@ func (s *Store) Settle(ctx context.Context, st translate.Settlement) error {
 // settleAnswer keeps the answer under the request id and in the second-level cache: one
 // pipeline, which a cluster client splits by slot.
 func (s *Store) settleAnswer(ctx context.Context, c *call, cacheKey, answer string, cache bool) error {
-	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+	cmds, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		if c.rkey != "" {
 			s.sc.answer.Run(ctx, p, []string{c.rkey}, c.engine, answer, 0)
 		}
@@ -357,7 +382,29 @@ func (s *Store) settleAnswer(ctx context.Context, c *call, cacheKey, answer stri
 		}
 		return nil
 	})
-	return err
+	return s.answersErr(cmds, err)
+}
+
+// answersErr is err, the first failure of a pipeline's cmds, unless each failure is the
+// answer script finding a key of another type at a request id's key: that answer is
+// dropped (the request id is not remembered), the rest of the pipeline stands.
+func (s *Store) answersErr(cmds []redis.Cmder, err error) error {
+	if !isWrongType(err) {
+		return err
+	}
+	for _, c := range cmds {
+		if e := c.Err(); e != nil && (!isWrongType(e) || !s.isAnswer(c)) {
+			return e
+		}
+	}
+	s.foreignKey(keyRequest)
+	return nil
+}
+
+// isAnswer reports whether c runs the answer script.
+func (s *Store) isAnswer(c redis.Cmder) bool {
+	args := c.Args()
+	return len(args) > 1 && args[1] == s.sc.answer.Hash()
 }
 
 // answerLater keeps the answer for the request id to push when Redis answers again.

@@ -1,0 +1,54 @@
+package redisstore_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/fanyi-go/translate"
+	"github.com/fanyi-go/translate/redisstore"
+)
+
+// cacheReplica is a replica with a paid engine and the shared cache on, over addr under
+// prefix.
+func cacheReplica(t *testing.T, addr, prefix string, e *recEngine, copts ...translate.Option) *replica {
+	t.Helper()
+	return replicaOf(t, addr, prefix, 0, paid(e), append([]translate.Option{translate.WithCache(100, time.Hour)}, copts...),
+		redisstore.WithCache(time.Hour))
+}
+
+// onlyKey returns the one key matching pattern.
+func onlyKey(t *testing.T, r *replica, pattern string) string {
+	t.Helper()
+	keys, err := r.rdb.Keys(context.Background(), pattern).Result()
+	if err != nil || len(keys) != 1 {
+		t.Fatalf("keys %q: %v %v, want one", pattern, keys, err)
+	}
+	return keys[0]
+}
+
+// Another application's hash at one request's shared-cache key: that request is served by
+// the engine, and so is every later request on the replica (nothing is latched as a
+// configuration error).
+func TestClientServesAfterAForeignKeyAtOneCacheKey(t *testing.T) {
+	srv := needRedis(t)
+	ctx := context.Background()
+	e := &recEngine{name: "paid"}
+	a := cacheReplica(t, srv.Addr, "fk:", e)
+	r := translate.Request{Text: "one bad key", Source: "en", Target: "es"}
+	if _, err := a.c.Translate(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	key := onlyKey(t, a, "fk:c:*")
+	a.rdb.Del(ctx, key)
+	a.rdb.HSet(ctx, key, "f", "v")
+	b := cacheReplica(t, srv.Addr, "fk:", e)
+	if res, err := b.c.Translate(ctx, r); err != nil || res.FromCache {
+		t.Errorf("the request at the foreign key: %+v, %v; want the engine's answer", res, err)
+	}
+	for i, text := range []string{"other one", "other two", "other three"} {
+		if _, err := b.c.Translate(ctx, translate.Request{Text: text, Source: "en", Target: "es"}); err != nil {
+			t.Errorf("request %d with other content, after one foreign key: %v", i, err)
+		}
+	}
+}
