@@ -229,18 +229,21 @@ func (s *Store) cached(ctx context.Context, a translate.Admission) (translate.Ad
 	case errors.Is(err, redis.Nil):
 		s.recovered()
 		return translate.Admitted{}, false
-	case isWrongType(err): // that request's entry only: a miss, overwritten by its Settle
-		s.foreignKey(keyCache)
-		s.recovered()
-		return translate.Admitted{}, false
-	case err != nil:
+	case err != nil && !isWrongType(err):
 		if s.configError(err) == nil {
 			s.failed(err)
 		}
 		return translate.Admitted{}, false
 	}
 	s.recovered()
-	return translate.Admitted{Cached: decodeAnswer(v), QuotaLeft: -1}, true
+	// Not written by Settle (v is "" with a key of another type): a miss, overwritten by
+	// this request's Settle.
+	got, ok := decodeCached(v)
+	if !ok {
+		s.foreignKey(keyCache)
+		return translate.Admitted{}, false
+	}
+	return translate.Admitted{Cached: got, QuotaLeft: -1}, true
 }
 
 // claim checks the request id for the engine and claims it: in Redis, or locally while

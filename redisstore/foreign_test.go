@@ -110,7 +110,7 @@ func TestWrongTypeAtARequestKeyConcernsThatRequestOnly(t *testing.T) {
 	}
 }
 
-const warnForeign = "redisstore: a key of another type at a request's key: that request skips it; keys under the store's prefix belong to the store"
+const warnForeign = "redisstore: a request's key holds what the store did not write there: that request skips it; keys under the store's prefix belong to the store"
 
 // An answer settled, or pushed after an outage, to a request-id key that holds a key of
 // another type is dropped: the Settle is no outage, and the push neither fails nor keeps
@@ -144,4 +144,27 @@ func TestAnswerAtAForeignKeyIsDropped(t *testing.T) {
 func adm2(a translate.Admission, rid, ck string) translate.Admission {
 	a.RequestID, a.CacheKey = rid, ck
 	return a
+}
+
+// A cache entry that is not a text answer as Settle writes it (another application's
+// value, a damaged one, a failure) is a miss: the admission gets a lease, never an empty
+// answer.
+func TestUnreadableCacheEntryIsAMiss(t *testing.T) {
+	f := newFixture(t, WithCache(time.Hour))
+	for _, v := range []string{"garbage", "", "K{}", `T{"t":""}`, "T", "Tnot json", `K{"t":"hola"}`, `T{"s":"en"}`, "T[]"} {
+		f.rdb.Set(f.ctx, f.st.k.cache("ck"), v, time.Hour)
+		a := adm("deepl", 1, 0)
+		a.CacheKey = "ck"
+		got := f.admit(a)
+		if got.Cached != nil || got.Lease == "" {
+			t.Errorf("cache entry %q: %+v, want a miss with a lease", v, got)
+			continue
+		}
+		f.settle(translate.Settlement{Lease: got.Lease})
+	}
+	text := &translate.StoredAnswer{Text: "hola", Source: "en", Engine: "deepl"}
+	f.rdb.Set(f.ctx, f.st.k.cache("ck"), encodeAnswer(text), time.Hour)
+	if got := f.admit(adm2(adm("deepl", 1, 0), "", "ck")); !cmp.Equal(text, got.Cached) {
+		t.Errorf("a text answer: %+v, want %+v", got.Cached, text)
+	}
 }

@@ -52,3 +52,26 @@ func TestClientServesAfterAForeignKeyAtOneCacheKey(t *testing.T) {
 		}
 	}
 }
+
+// A value the store did not write at a request's shared-cache key is never served: the
+// request is answered by the engine, not with an empty text.
+func TestClientNeverServesAnUnreadableCacheEntry(t *testing.T) {
+	srv := needRedis(t)
+	ctx := context.Background()
+	e := &recEngine{name: "paid"}
+	a := cacheReplica(t, srv.Addr, "gc:", e)
+	r := translate.Request{Text: "an unreadable entry", Source: "en", Target: "es"}
+	first, err := a.c.Translate(ctx, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := onlyKey(t, a, "gc:c:*")
+	for _, v := range []string{"garbage", "", "K{}", `T{"t":""}`, "T", "Tnot json"} {
+		a.rdb.Set(ctx, key, v, time.Hour)
+		b := cacheReplica(t, srv.Addr, "gc:", e)
+		res, err := b.c.Translate(ctx, r)
+		if err != nil || res.Text != first.Text || res.FromCache {
+			t.Errorf("entry %q: %+v, %v; want the engine's %q", v, res, err, first.Text)
+		}
+	}
+}

@@ -225,13 +225,13 @@ func isWrongType(err error) bool {
 	return errors.As(err, &rerr) && strings.Contains(rerr.Error(), "WRONGTYPE")
 }
 
-// foreignKey records a key of another type (another application's, or a bug's) found at
-// one request's key of kind: that request misses, or its claim is refused, and nothing
+// foreignKey records a key of another type or a value the store did not write (another
+// application's, or a damaged one) found at one request's key of kind: that request misses, or its claim is refused, and nothing
 // else changes. The first of each kind is logged at warn, with the kind only: never the
 // key's name or value.
 func (s *Store) foreignKey(kind int) {
 	if s.foreign[kind].CompareAndSwap(false, true) {
-		s.log.Warn("redisstore: a key of another type at a request's key: that request skips it; keys under the store's prefix belong to the store",
+		s.log.Warn("redisstore: a request's key holds what the store did not write there: that request skips it; keys under the store's prefix belong to the store",
 			slog.String("kind", keyKindNames[kind]))
 	}
 }
