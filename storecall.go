@@ -3,10 +3,15 @@ package translate
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/hex"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
 	"golang.org/x/text/language"
+
+	"github.com/fanyi-go/translate/fidelity"
 
 	"github.com/fanyi-go/translate/internal/deadline"
 	"github.com/fanyi-go/translate/internal/lazyctx"
@@ -219,10 +224,14 @@ func (c *Client) storeKey(r *request) string {
 	return r.digest.key(r)
 }
 
-// contentDigest hashes r's text with the full language keys, scene and style, and the
-// format and glossary revision when they are not text and none: the same in every process.
+// contentDigest hashes r's text with the full language keys, scene and style, the format
+// and glossary revision when they are not text and none, and the placeholder settings
+// when they are not the default: the same in every process with the same settings.
 func contentDigest(r *request) [sha256.Size]byte {
 	c := storekey.Content{Target: r.tgt.Full, Scene: int64(r.Scene), Style: int64(r.Style), Text: r.Text}
+	if r.s != nil {
+		c.Placeholders = r.s.content.keyed.hex
+	}
 	if r.src != nil {
 		c.Source = r.src.Key
 	}
@@ -264,4 +273,31 @@ func (c *Client) sharedFraction() float64 {
 		return 0
 	}
 	return quota.SharedOf(&c.sharedSpent, c.budget.Daily())
+}
+
+// placeholderKey is what a configuration's placeholder settings (WithPlaceholders) add to
+// the keys of its Store (contentDigest: the cache key and the request id) and of its
+// memory (memorySubtags), made once per configuration: two Clients that protect different
+// placeholders never share an answer, whose placeholders one of them may have let an
+// engine translate. The zero value stands for the default settings (DefaultSyntaxes, no
+// pattern), which add nothing: those keys stay as they were.
+type placeholderKey struct {
+	hex     string // 28 hex digits of a SHA-256 of the syntaxes and the pattern's source
+	subtags string // hex as private-use subtags: "p" and 7 digits each
+}
+
+func newPlaceholderKey(syntax fidelity.Syntax, pattern *regexp.Regexp) placeholderKey {
+	if syntax == 0 {
+		syntax = fidelity.DefaultSyntaxes
+	}
+	if syntax == fidelity.DefaultSyntaxes && pattern == nil {
+		return placeholderKey{}
+	}
+	b := strconv.AppendUint(nil, uint64(syntax), 10)
+	if pattern != nil {
+		b = append(append(b, 0), pattern.String()...)
+	}
+	sum := sha256.Sum256(b)
+	h := hex.EncodeToString(sum[:14])
+	return placeholderKey{hex: h, subtags: privateSubtags('p', h)}
 }

@@ -2,10 +2,14 @@ package redisstore_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/fanyi-go/translate"
+	"github.com/fanyi-go/translate/fidelity"
 	"github.com/fanyi-go/translate/redisstore"
 )
 
@@ -73,5 +77,60 @@ func TestClientNeverServesAnUnreadableCacheEntry(t *testing.T) {
 		if err != nil || res.Text != first.Text || res.FromCache {
 			t.Errorf("entry %q: %+v, %v; want the engine's %q", v, res, err, first.Text)
 		}
+	}
+}
+
+// wordEngine translates a few English words and leaves the rest (placeholder masks
+// included) alone.
+type wordEngine struct{}
+
+func (wordEngine) Name() string { return "paid" }
+
+func (wordEngine) Translate(_ context.Context, r *translate.EngineRequest) (*translate.EngineResult, error) {
+	rep := strings.NewReplacer("Hi", "Hola", "name", "nombre", "you have", "tienes")
+	out := make([]string, len(r.Texts))
+	for i, t := range r.Texts {
+		out[i] = rep.Replace(t)
+	}
+	return &translate.EngineResult{Texts: out}, nil
+}
+
+// Two replicas on one Redis and prefix, B protecting ":name" placeholders too: A's
+// answer, where the engine translated ":name", reaches B neither through the shared cache
+// nor through the shared memory; a replica with B's settings shares B's.
+func TestReplicasWithOtherPlaceholdersShareNoAnswer(t *testing.T) {
+	srv := needRedis(t)
+	colon := translate.WithPlaceholders(fidelity.DefaultSyntaxes|fidelity.Colon, nil)
+	for name, tc := range map[string]struct {
+		copts []translate.Option
+		sopts []redisstore.Option
+	}{
+		"cache":  {[]translate.Option{translate.WithCache(100, time.Hour)}, []redisstore.Option{redisstore.WithCache(time.Hour)}},
+		"memory": {[]translate.Option{translate.WithoutCache(), translate.WithMemory(translate.MemoryPolicy{})}, nil},
+	} {
+		t.Run(name, func(t *testing.T) {
+			replica := func(opts ...translate.Option) *translate.Client {
+				return replicaOf(t, srv.Addr, "ph:"+name+":", 0, nil,
+					append([]translate.Option{translate.WithEngine(wordEngine{}, translate.Profile{Quality: 90, Timeout: 2 * time.Second})},
+						append(tc.copts, opts...)...), tc.sopts...).c
+			}
+			r := translate.Request{Text: "Hi :name you have %d", Source: "en", Target: "es"}
+			type answer struct {
+				Text   string
+				Shared bool
+			}
+			ask := func(c *translate.Client) answer {
+				res, err := c.Translate(context.Background(), r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return answer{res.Text, res.FromCache || res.FromMemory}
+			}
+			got := []answer{ask(replica()), ask(replica(colon)), ask(replica(colon))}
+			want := []answer{{"Hola :nombre tienes %d", false}, {"Hola :name tienes %d", false}, {"Hola :name tienes %d", true}}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("A (defaults), B (colon too), C (as B) (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
