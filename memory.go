@@ -109,10 +109,12 @@ func (c *Client) memoryKey(r *request) (memKey, bool) {
 
 // memorySubtags returns the private-use subtags (1 to 8 letters or digits each) of what
 // changes a request's answer besides its languages: its scene and style when not the
-// defaults, its format when not text ("html", "xml"), its glossary's revision ("g" and
-// its first 7 hex digits), so that a translation made under one glossary revision never
-// answers a request under another, and the placeholder settings when not the default
-// (placeholderKey: "p" subtags).
+// defaults, its format when not text ("html", "xml"), its glossary's whole revision ("g"
+// and 7 of its hex digits each: "g0123456-g789abcd-g..."), so that a translation made
+// under one glossary revision never answers a request under another, and the placeholder
+// settings when not the default (placeholderKey: "p..." subtags). An entry made before
+// the revision took more than one subtag ("g" and its first 7 digits alone) matches no
+// request any more.
 func memorySubtags(r *request) []string {
 	var sub []string
 	if r.Scene != SceneGeneral {
@@ -125,7 +127,7 @@ func memorySubtags(r *request) []string {
 		sub = append(sub, r.Format.String())
 	}
 	if rev := r.revision(); rev != "" {
-		sub = append(sub, "g"+rev[:min(7, len(rev))])
+		sub = append(sub, privateSubtags('g', rev))
 	}
 	if r.s != nil && r.s.content.keyed.subtags != "" {
 		sub = append(sub, r.s.content.keyed.subtags)

@@ -16,6 +16,7 @@ import (
 	"github.com/fanyi-go/translate"
 	"github.com/fanyi-go/translate/engines/fake"
 	"github.com/fanyi-go/translate/fidelity"
+	"github.com/fanyi-go/translate/fidelity/glossary"
 )
 
 // The shared-cache key and the request id's digest cover the placeholder settings: a
@@ -86,4 +87,59 @@ func TestMemoryKeyHoldsPlaceholderSettings(t *testing.T) {
 	if got := target(translate.WithPlaceholders(fidelity.DefaultSyntaxes|fidelity.Colon, nil)); got != want {
 		t.Errorf("colon too: target %q, want %q", got, want)
 	}
+}
+
+// Two glossaries of one pair whose revisions share their first 7 hex digits (a birthday
+// search over numbered glossaries finds a pair in some 2^14 tries; the same pair every
+// run): the memory keys an entry by the whole revision, so the translation made under one
+// never answers a request under the other.
+func TestMemoryKeyHoldsTheWholeGlossaryRevision(t *testing.T) {
+	g1, g2 := glossariesSharingARevisionPrefix(t, 7)
+	c := newClient(t, translate.WithEngine(fake.New("a"), translate.Profile{Quality: 90}),
+		translate.WithMemory(translate.MemoryPolicy{}), translate.WithGlossaries(g1, g2))
+	ctx := context.Background()
+	r := translate.Request{Text: "my cloud", Source: "en", Target: "de", Glossary: g1.Name()}
+	if _, err := c.Translate(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	r.Glossary = g2.Name()
+	res, err := c.Translate(ctx, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := g2.Terms()[0].Target; res.FromMemory || !strings.Contains(res.Text, want) {
+		t.Errorf("under %s (revision %s): %q, FromMemory %v; want a translation with %q, not the one made under %s (revision %s)",
+			g2.Name(), g2.Revision(), res.Text, res.FromMemory, want, g1.Name(), g1.Revision())
+	}
+	if res, err := c.Translate(ctx, r); err != nil || !res.FromMemory {
+		t.Errorf("asked again under %s: FromMemory %v, %v; want its own entry", g2.Name(), res != nil && res.FromMemory, err)
+	}
+	var tmx bytes.Buffer
+	if err := c.ExportMemory(&tmx); err != nil {
+		t.Fatal(err)
+	}
+	rev := g2.Revision()
+	if want := `xml:lang="de-Latn-x-g` + rev[:7] + "-g" + rev[7:14] + "-g" + rev[14:21] + "-g" + rev[21:] + `"`; !strings.Contains(tmx.String(), want) {
+		t.Errorf("no target %s in\n%s", want, tmx.String())
+	}
+}
+
+// glossariesSharingARevisionPrefix returns two en->de glossaries whose revisions differ
+// but share their first n hex digits.
+func glossariesSharingARevisionPrefix(t *testing.T, n int) (*glossary.Glossary, *glossary.Glossary) {
+	t.Helper()
+	seen := map[string]*glossary.Glossary{}
+	for i := range 1 << 20 {
+		g, err := glossary.New("g"+strconv.Itoa(i), "en", "de", []glossary.Term{{Source: "cloud", Target: "Wolke" + strconv.Itoa(i)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := g.Revision()[:n]
+		if o := seen[p]; o != nil && o.Revision() != g.Revision() {
+			return o, g
+		}
+		seen[p] = g
+	}
+	t.Fatal("no pair found")
+	return nil, nil
 }
