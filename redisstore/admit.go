@@ -31,7 +31,7 @@ func (s *Store) Admit(ctx context.Context, a translate.Admission) (translate.Adm
 		return got, nil
 	}
 	now := s.o.now()
-	if h, ok := s.admitHold(a.Engine, now); ok {
+	if h, ok := s.admitHold(parent, a.Engine, now); ok {
 		return translate.Admitted{Refused: h.kind, Until: h.until, QuotaLeft: -1}, nil
 	}
 	c := &call{engine: a.Engine, expires: now.Add(a.LeaseTTL), at: now}
@@ -301,27 +301,27 @@ func (s *Store) claimShared(ctx context.Context, rkey, engine string) ([]any, er
 }
 
 // admitHold reports the engine's hold that refuses an admission at now, as last known here.
-// It reads the engine's shared hold from Redis in the call the first time this Client
-// admits to the engine, then in the background at most once per holdRefresh.
-func (s *Store) admitHold(engine string, now time.Time) (heldEngine, bool) {
+// It reads the engine's shared hold from Redis in the call (within ctx) the first time this
+// Client admits to the engine, then in the background at most once per holdRefresh.
+func (s *Store) admitHold(ctx context.Context, engine string, now time.Time) (heldEngine, bool) {
 	first, due, h, ok := s.loc.holdNow(engine, now, !s.loc.isDegraded())
 	switch {
 	case first:
-		s.readHold(engine)
+		s.readHold(ctx, engine)
 		return s.loc.held(engine, now)
 	case due:
 		s.blocks.wg.Add(1)
 		go func() {
 			defer s.blocks.wg.Done()
-			s.readHold(engine)
+			s.readHold(context.Background(), engine)
 		}()
 	}
 	return h, ok
 }
 
-// readHold reads the engine's shared hold from Redis.
-func (s *Store) readHold(engine string) {
-	ctx, cancel := context.WithTimeout(context.Background(), s.o.timeout)
+// readHold reads the engine's shared hold from Redis, within ctx and WithTimeout.
+func (s *Store) readHold(ctx context.Context, engine string) {
+	ctx, cancel := context.WithTimeout(ctx, s.o.timeout)
 	defer cancel()
 	v, err := s.rdb.Get(ctx, s.k.hold(engine)).Result()
 	if err != nil {

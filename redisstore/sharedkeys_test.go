@@ -2,7 +2,10 @@ package redisstore_test
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -132,5 +135,38 @@ func TestReplicasWithOtherPlaceholdersShareNoAnswer(t *testing.T) {
 				t.Errorf("A (defaults), B (colon too), C (as B) (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// With Redis paused mid-run, requests with a 150ms deadline, 8 at once, return within
+// their deadline's reach (bound: half the store's 6s WithTimeout), not after the store's
+// own timeout: the Client's deadline and its store-step limit reach the store's waits.
+func TestPausedRedisRequestsMeetTheirDeadline(t *testing.T) {
+	const timeout = 6 * time.Second
+	srv := needRedis(t)
+	e := &recEngine{name: "paid"}
+	a := replicaOf(t, srv.Addr, "pause:", 0, paid(e), nil, redisstore.WithTimeout(timeout))
+	ctx := context.Background()
+	if _, err := a.c.Translate(ctx, translate.Request{Text: "warm up", Source: "en", Target: "es"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Pause(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = srv.Resume() }()
+	var wg sync.WaitGroup
+	took := make([]time.Duration, 8)
+	for i := range took {
+		wg.Go(func() {
+			cctx, cancel := context.WithTimeout(ctx, 150*time.Millisecond)
+			defer cancel()
+			start := time.Now()
+			_, _ = a.c.Translate(cctx, translate.Request{Text: fmt.Sprint("text number ", i), Source: "en", Target: "es"})
+			took[i] = time.Since(start)
+		})
+	}
+	wg.Wait()
+	if worst := slices.Max(took); worst > timeout/2 {
+		t.Errorf("the slowest request with a 150ms deadline took %v while Redis was paused (store timeout %v): %v", worst, timeout, took)
 	}
 }
