@@ -59,11 +59,12 @@ type contentSetup struct {
 	book    *glossary.Book // nil: no glossaries
 	syntax  fidelity.Syntax
 	pattern *regexp.Regexp
+	keyed   placeholderKey // syntax and pattern in the Store's and the memory's keys (storecall.go)
 }
 
 // build validates the content options and returns their setup; errors name the option.
 func (co *contentOptions) build() (contentSetup, error) {
-	s := contentSetup{syntax: co.syntax, pattern: co.pattern}
+	s := contentSetup{syntax: co.syntax, pattern: co.pattern, keyed: newPlaceholderKey(co.syntax, co.pattern)}
 	if co.syntax&^(fidelity.ICU|fidelity.Printf|fidelity.Mustache|fidelity.Colon) != 0 {
 		return s, configError("WithPlaceholders", "unknown placeholder syntax")
 	}

@@ -109,9 +109,12 @@ func (c *Client) memoryKey(r *request) (memKey, bool) {
 
 // memorySubtags returns the private-use subtags (1 to 8 letters or digits each) of what
 // changes a request's answer besides its languages: its scene and style when not the
-// defaults, its format when not text ("html", "xml") and its glossary's revision ("g" and
-// its first 7 hex digits), so that a translation made under one glossary revision never
-// answers a request under another.
+// defaults, its format when not text ("html", "xml"), its glossary's whole revision ("g"
+// and 7 of its hex digits each: "g0123456-g789abcd-g..."), so that a translation made
+// under one glossary revision never answers a request under another, and the placeholder
+// settings when not the default (placeholderKey: "p..." subtags). An entry made before
+// the revision took more than one subtag ("g" and its first 7 digits alone) matches no
+// request any more.
 func memorySubtags(r *request) []string {
 	var sub []string
 	if r.Scene != SceneGeneral {
@@ -124,9 +127,25 @@ func memorySubtags(r *request) []string {
 		sub = append(sub, r.Format.String())
 	}
 	if rev := r.revision(); rev != "" {
-		sub = append(sub, "g"+rev[:min(7, len(rev))])
+		sub = append(sub, privateSubtags('g', rev))
+	}
+	if r.s != nil && r.s.content.keyed.subtags != "" {
+		sub = append(sub, r.s.content.keyed.subtags)
 	}
 	return sub
+}
+
+// privateSubtags writes digits as private-use subtags joined by "-", each of tag and up to
+// 7 digits: privateSubtags('g', "0123456789") is "g0123456-g789".
+func privateSubtags(tag byte, digits string) string {
+	b := make([]byte, 0, len(digits)+2*(len(digits)/7+1))
+	for i := 0; i < len(digits); i += 7 {
+		if i > 0 {
+			b = append(b, '-')
+		}
+		b = append(append(b, tag), digits[i:min(i+7, len(digits))]...)
+	}
+	return string(b)
 }
 
 var sceneTags = [...]string{SceneTech: "tech", SceneLegal: "legal", SceneEcommerce: "ecom", SceneChat: "chat"}

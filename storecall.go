@@ -3,7 +3,15 @@ package translate
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/hex"
+	"regexp"
+	"strconv"
+	"strings"
 	"time"
+
+	"golang.org/x/text/language"
+
+	"github.com/fanyi-go/translate/fidelity"
 
 	"github.com/fanyi-go/translate/internal/deadline"
 	"github.com/fanyi-go/translate/internal/lazyctx"
@@ -42,10 +50,7 @@ func (c *Client) storeAdmit(w *walk, e *engine, l *lease) error {
 	if w.j.next == 0 && len(w.j.split.Parts) == 1 {
 		a.CacheKey = c.storeKey(r)
 	}
-	end := min(w.deadline, deadline.Now()+int64(storeWait))
-	ctx := lazyctx.New(w.ctx, deadline.Time(end))
-	got, err := c.store.Admit(ctx, a)
-	ctx.Release()
+	got, err := c.askStore(w, e, a)
 	if err != nil {
 		c.obs.warn("store unreachable: call refused", e.name)
 		return &Error{Kind: KindUnavailable, Engine: e.name, Message: "skipped: shared state unreachable"}
@@ -55,7 +60,7 @@ func (c *Client) storeAdmit(w *walk, e *engine, l *lease) error {
 	case got.Cached != nil:
 		l.served, l.fromCache = got.Cached, true
 	case got.Prior != nil:
-		return c.priorAnswer(e, l, got.Prior)
+		return c.priorAnswer(r, e, l, got.Prior)
 	case got.Refused != KindUnknown:
 		return c.refused(e, got)
 	case got.Lease == "":
@@ -66,13 +71,49 @@ func (c *Client) storeAdmit(w *walk, e *engine, l *lease) error {
 	return nil
 }
 
+// askStore admits a within the request's store wait (storeWait at most). A cached answer
+// that no engine's answer could have been (storedUsable) is no hit: the Store is asked
+// again without the cache key, and this call's Settle replaces the entry.
+func (c *Client) askStore(w *walk, e *engine, a Admission) (Admitted, error) {
+	end := min(w.deadline, deadline.Now()+int64(storeWait))
+	ctx := lazyctx.New(w.ctx, deadline.Time(end))
+	defer ctx.Release()
+	got, err := c.store.Admit(ctx, a)
+	if err == nil && got.Cached != nil && !storedUsable(w.r, got.Cached) {
+		c.obs.warn("store: a cached answer with no text, or the source text, ignored", e.name)
+		a.CacheKey = ""
+		got, err = c.store.Admit(ctx, a)
+	}
+	return got, err
+}
+
+// storedUsable reports whether a Store's answer may serve r as an engine's would: a text,
+// and not r's own text where a translation must change it (echoed).
+func storedUsable(r *request, a *StoredAnswer) bool {
+	if a.Text == "" {
+		return false
+	}
+	if strings.TrimSpace(a.Text) != strings.TrimSpace(r.Text) {
+		return true
+	}
+	out := &EngineResult{}
+	if tag, err := language.Parse(a.Source); err == nil {
+		out.Source = tag // a detected source that is the target already: the text stays
+	}
+	return !echoed(r.Text, a.Text, r, out)
+}
+
 // priorAnswer handles a request id that already reached e on some replica: its text is the
-// answer, its failure is this call's failure, and a call still running keeps e out.
-func (c *Client) priorAnswer(e *engine, l *lease, p *StoredAnswer) error {
+// answer, its failure is this call's failure, and a call still running keeps e out. A
+// text no engine's answer could have been (storedUsable) is a failure: the id is not sent
+// again.
+func (c *Client) priorAnswer(r *request, e *engine, l *lease, p *StoredAnswer) error {
 	switch {
-	case p.Text != "":
+	case p.Text != "" && storedUsable(r, p):
 		l.served = p
 		return nil
+	case p.Text != "":
+		return &Error{Kind: KindBadOutput, Engine: e.name, Message: "skipped: request id already sent to this engine, whose stored answer is unusable"}
 	case p.Kind != KindUnknown:
 		return &Error{Kind: p.Kind, Engine: e.name, Message: "skipped: request id already sent to this engine, which failed"}
 	}
@@ -183,10 +224,14 @@ func (c *Client) storeKey(r *request) string {
 	return r.digest.key(r)
 }
 
-// contentDigest hashes r's text with the full language keys, scene and style, and the
-// format and glossary revision when they are not text and none: the same in every process.
+// contentDigest hashes r's text with the full language keys, scene and style, the format
+// and glossary revision when they are not text and none, and the placeholder settings
+// when they are not the default: the same in every process with the same settings.
 func contentDigest(r *request) [sha256.Size]byte {
 	c := storekey.Content{Target: r.tgt.Full, Scene: int64(r.Scene), Style: int64(r.Style), Text: r.Text}
+	if r.s != nil {
+		c.Placeholders = r.s.content.keyed.hex
+	}
 	if r.src != nil {
 		c.Source = r.src.Key
 	}
@@ -228,4 +273,31 @@ func (c *Client) sharedFraction() float64 {
 		return 0
 	}
 	return quota.SharedOf(&c.sharedSpent, c.budget.Daily())
+}
+
+// placeholderKey is what a configuration's placeholder settings (WithPlaceholders) add to
+// the keys of its Store (contentDigest: the cache key and the request id) and of its
+// memory (memorySubtags), made once per configuration: two Clients that protect different
+// placeholders never share an answer, whose placeholders one of them may have let an
+// engine translate. The zero value stands for the default settings (DefaultSyntaxes, no
+// pattern), which add nothing: those keys stay as they were.
+type placeholderKey struct {
+	hex     string // 28 hex digits of a SHA-256 of the syntaxes and the pattern's source
+	subtags string // hex as private-use subtags: "p" and 7 digits each
+}
+
+func newPlaceholderKey(syntax fidelity.Syntax, pattern *regexp.Regexp) placeholderKey {
+	if syntax == 0 {
+		syntax = fidelity.DefaultSyntaxes
+	}
+	if syntax == fidelity.DefaultSyntaxes && pattern == nil {
+		return placeholderKey{}
+	}
+	b := strconv.AppendUint(nil, uint64(syntax), 10)
+	if pattern != nil {
+		b = append(append(b, 0), pattern.String()...)
+	}
+	sum := sha256.Sum256(b)
+	h := hex.EncodeToString(sum[:14])
+	return placeholderKey{hex: h, subtags: privateSubtags('p', h)}
 }

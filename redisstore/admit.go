@@ -31,7 +31,7 @@ func (s *Store) Admit(ctx context.Context, a translate.Admission) (translate.Adm
 		return got, nil
 	}
 	now := s.o.now()
-	if h, ok := s.admitHold(a.Engine, now); ok {
+	if h, ok := s.admitHold(parent, a.Engine, now); ok {
 		return translate.Admitted{Refused: h.kind, Until: h.until, QuotaLeft: -1}, nil
 	}
 	c := &call{engine: a.Engine, expires: now.Add(a.LeaseTTL), at: now}
@@ -229,21 +229,28 @@ func (s *Store) cached(ctx context.Context, a translate.Admission) (translate.Ad
 	case errors.Is(err, redis.Nil):
 		s.recovered()
 		return translate.Admitted{}, false
-	case err != nil:
+	case err != nil && !isWrongType(err):
 		if s.configError(err) == nil {
 			s.failed(err)
 		}
 		return translate.Admitted{}, false
 	}
 	s.recovered()
-	return translate.Admitted{Cached: decodeAnswer(v), QuotaLeft: -1}, true
+	// Not written by Settle (v is "" with a key of another type): a miss, overwritten by
+	// this request's Settle.
+	got, ok := decodeCached(v)
+	if !ok {
+		s.foreignKey(keyCache)
+		return translate.Admitted{}, false
+	}
+	return translate.Admitted{Cached: got, QuotaLeft: -1}, true
 }
 
 // claim checks the request id for the engine and claims it: in Redis, or locally while
 // Redis is unreachable.
 func (s *Store) claim(ctx context.Context, rkey, engine string, now time.Time) (*translate.StoredAnswer, bool, error) {
 	if s.reachable() {
-		r, err := s.sc.request.Run(ctx, s.rdb, []string{rkey}, engine, translate.RequestWindow.Milliseconds()).Slice()
+		r, err := s.claimShared(ctx, rkey, engine)
 		if err == nil && len(r) == 2 {
 			s.recovered()
 			if code, _ := r[0].(int64); code == codePrior {
@@ -252,6 +259,10 @@ func (s *Store) claim(ctx context.Context, rkey, engine string, now time.Time) (
 			}
 			s.loc.claimed(rkey, now)
 			return nil, false, nil
+		}
+		if isWrongType(err) { // still: refused, for this request id only
+			s.recovered()
+			return nil, true, nil
 		}
 		if cerr := s.configError(err); cerr != nil {
 			return nil, false, cerr
@@ -272,28 +283,45 @@ func (s *Store) claim(ctx context.Context, rkey, engine string, now time.Time) (
 	return prior, refused, nil
 }
 
+// claimShared runs the request script on rkey. A key of another type there (not the
+// hash the store makes) is no request id's: it is deleted and the claim made again, once.
+func (s *Store) claimShared(ctx context.Context, rkey, engine string) ([]any, error) {
+	run := func() ([]any, error) {
+		return s.sc.request.Run(ctx, s.rdb, []string{rkey}, engine, translate.RequestWindow.Milliseconds()).Slice()
+	}
+	r, err := run()
+	if !isWrongType(err) {
+		return r, err
+	}
+	s.foreignKey(keyRequest)
+	if err := s.rdb.Del(ctx, rkey).Err(); err != nil {
+		return nil, err
+	}
+	return run()
+}
+
 // admitHold reports the engine's hold that refuses an admission at now, as last known here.
-// It reads the engine's shared hold from Redis in the call the first time this Client
-// admits to the engine, then in the background at most once per holdRefresh.
-func (s *Store) admitHold(engine string, now time.Time) (heldEngine, bool) {
+// It reads the engine's shared hold from Redis in the call (within ctx) the first time this
+// Client admits to the engine, then in the background at most once per holdRefresh.
+func (s *Store) admitHold(ctx context.Context, engine string, now time.Time) (heldEngine, bool) {
 	first, due, h, ok := s.loc.holdNow(engine, now, !s.loc.isDegraded())
 	switch {
 	case first:
-		s.readHold(engine)
+		s.readHold(ctx, engine)
 		return s.loc.held(engine, now)
 	case due:
 		s.blocks.wg.Add(1)
 		go func() {
 			defer s.blocks.wg.Done()
-			s.readHold(engine)
+			s.readHold(context.Background(), engine)
 		}()
 	}
 	return h, ok
 }
 
-// readHold reads the engine's shared hold from Redis.
-func (s *Store) readHold(engine string) {
-	ctx, cancel := context.WithTimeout(context.Background(), s.o.timeout)
+// readHold reads the engine's shared hold from Redis, within ctx and WithTimeout.
+func (s *Store) readHold(ctx context.Context, engine string) {
+	ctx, cancel := context.WithTimeout(ctx, s.o.timeout)
 	defer cancel()
 	v, err := s.rdb.Get(ctx, s.k.hold(engine)).Result()
 	if err != nil {
@@ -348,7 +376,7 @@ func (s *Store) Settle(ctx context.Context, st translate.Settlement) error {
 // settleAnswer keeps the answer under the request id and in the second-level cache: one
 // pipeline, which a cluster client splits by slot.
 func (s *Store) settleAnswer(ctx context.Context, c *call, cacheKey, answer string, cache bool) error {
-	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+	cmds, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		if c.rkey != "" {
 			s.sc.answer.Run(ctx, p, []string{c.rkey}, c.engine, answer, 0)
 		}
@@ -357,7 +385,29 @@ func (s *Store) settleAnswer(ctx context.Context, c *call, cacheKey, answer stri
 		}
 		return nil
 	})
-	return err
+	return s.answersErr(cmds, err)
+}
+
+// answersErr is err, the first failure of a pipeline's cmds, unless each failure is the
+// answer script finding a key of another type at a request id's key: that answer is
+// dropped (the request id is not remembered), the rest of the pipeline stands.
+func (s *Store) answersErr(cmds []redis.Cmder, err error) error {
+	if !isWrongType(err) {
+		return err
+	}
+	for _, c := range cmds {
+		if e := c.Err(); e != nil && (!isWrongType(e) || !s.isAnswer(c)) {
+			return e
+		}
+	}
+	s.foreignKey(keyRequest)
+	return nil
+}
+
+// isAnswer reports whether c runs the answer script.
+func (s *Store) isAnswer(c redis.Cmder) bool {
+	args := c.Args()
+	return len(args) > 1 && args[1] == s.sc.answer.Hash()
 }
 
 // answerLater keeps the answer for the request id to push when Redis answers again.

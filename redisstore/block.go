@@ -72,11 +72,11 @@ type limit struct {
 	dry     time.Time // until then a refill is not asked for: the last one found nothing left
 	dryLim  float64   // of this limit; a higher limit asks at once
 	spent   float64
-	reserve float64 // the figures at the last refill
-	writes  int64   // the figure key's write count (v) in the last reply: lower later means lost writes
-	nextID  string  // the id a new block gets: kept until a reply names it
-	pending bool    // a grant was not acknowledged by Redis's replicas: Redis may hold it under nextID (or cur's id) until adopted or returned
-	rmu     sync.Mutex
+	reserve float64     // the figures at the last refill
+	writes  int64       // the figure key's write count (v) in the last reply: lower later means lost writes
+	nextID  string      // the id a new block gets: kept until a reply names it
+	pending bool        // a grant was not acknowledged by Redis's replicas: Redis may hold it under nextID (or cur's id) until adopted or returned
+	rmu     refillLock  // one refill at a time
 	timer   *time.Timer // renews or returns the block when the replica goes quiet
 	stopped bool        // by Flush: no timer until the next block
 }
@@ -212,9 +212,10 @@ func (s *Store) reserve(ctx context.Context, l *limit, amount, lim float64, now 
 		return b, false, nil
 	}
 	l.mu.Unlock()
-	l.rmu.Lock() // one refill at a time: wait for one under way, then look again
-	defer l.rmu.Unlock()
 	for range 3 { // calls on the fast path may take a refill before this one does
+		if !l.rmu.lockWithin(ctx) { // one refill at a time: wait for one under way, then look again
+			return nil, false, context.Cause(ctx)
+		}
 		if b, exhausted, err = s.refillFor(ctx, l, amount, lim, want, now); b != nil || exhausted || err != nil {
 			return b, exhausted, err
 		}
@@ -223,20 +224,24 @@ func (s *Store) reserve(ctx context.Context, l *limit, amount, lim float64, now 
 }
 
 // refillFor refills l for a call of amount that its block cannot take, and takes it. The
-// caller holds l.rmu. exhausted: Redis has nothing left for it (then this replica waits
-// dryWait before asking again).
+// caller holds l.rmu, which refillFor releases. exhausted: Redis has nothing left for it
+// (then this replica waits dryWait before asking again). It returns when ctx ends, the
+// refill going on without it.
 func (s *Store) refillFor(ctx context.Context, l *limit, amount, lim, want float64, now time.Time) (*block, bool, error) {
 	l.mu.Lock()
 	if b := l.take(amount, now); b != nil || l.lost {
 		l.mu.Unlock()
+		l.rmu.Unlock()
 		return b, l.lost, nil
 	}
 	switch {
 	case now.Before(l.retryAt):
 		l.mu.Unlock()
+		l.rmu.Unlock()
 		return nil, false, errNoBlock
 	case now.Before(l.dry) && lim <= l.dryLim:
 		l.mu.Unlock()
+		l.rmu.Unlock()
 		return nil, true, nil
 	}
 	need := amount
@@ -244,12 +249,13 @@ func (s *Store) refillFor(ctx context.Context, l *limit, amount, lim, want float
 		need -= max(l.cur.free(), 0)
 	}
 	l.mu.Unlock()
-	// From now, and whatever is left of the caller's time: the callers queued behind this
-	// one wait for its result.
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.refillTimeout())
-	defer cancel()
-	if err := s.refillLocked(rctx, l, want, need, false); err != nil {
-		return nil, false, err
+	select {
+	case err := <-s.refillInCall(ctx, l, want, need):
+		if err != nil {
+			return nil, false, err
+		}
+	case <-ctx.Done():
+		return nil, false, context.Cause(ctx)
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -261,6 +267,23 @@ func (s *Store) refillFor(ctx context.Context, l *limit, amount, lim, want float
 		return nil, l.lim-l.spent < amount, nil
 	}
 	return nil, false, nil // the grant went to calls on the fast path: try again
+}
+
+// refillInCall refills l for a call on a goroutine of its own, which releases l.rmu when
+// the refill ends, and reports its error on the channel returned: the call waits for it
+// within its ctx, and the callers queued behind it get the block even when it gave up. The
+// refill is bounded by refillTimeout from now. The caller holds l.rmu.
+func (s *Store) refillInCall(ctx context.Context, l *limit, want, need float64) <-chan error {
+	done := make(chan error, 1)
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.refillTimeout())
+	s.blocks.wg.Add(1)
+	go func() {
+		defer s.blocks.wg.Done()
+		defer l.rmu.Unlock()
+		defer cancel()
+		done <- s.refillLocked(rctx, l, want, need, false)
+	}()
+	return done
 }
 
 // maybeRefill starts an asynchronous refill when the current block is down to half of
@@ -497,4 +520,61 @@ func (l *limit) counted() *block {
 		return l.cur
 	}
 	return l.held
+}
+
+// refillLock is a mutex that a caller can stop waiting for when its context ends: one
+// refill of a limit at a time, and callers bounded by their own deadline while one runs.
+// The zero value is unlocked.
+type refillLock struct {
+	mu   sync.Mutex
+	held bool
+	free chan struct{} // closed when the lock is released; nil while no one waits
+}
+
+// Lock waits for the lock.
+func (q *refillLock) Lock() { q.lockWithin(context.Background()) }
+
+// lockWithin waits for the lock until ctx ends; false when it ended first.
+func (q *refillLock) lockWithin(ctx context.Context) bool {
+	for {
+		q.mu.Lock()
+		if !q.held {
+			q.held = true
+			q.mu.Unlock()
+			return true
+		}
+		if q.free == nil {
+			q.free = make(chan struct{})
+		}
+		free := q.free
+		q.mu.Unlock()
+		select {
+		case <-free:
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// TryLock takes the lock if it is free.
+func (q *refillLock) TryLock() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.held {
+		return false
+	}
+	q.held = true
+	return true
+}
+
+// Unlock releases the lock and wakes the callers waiting for it.
+func (q *refillLock) Unlock() {
+	q.mu.Lock()
+	q.held = false
+	free := q.free
+	q.free = nil
+	q.mu.Unlock()
+	if free != nil {
+		close(free)
+	}
 }

@@ -50,7 +50,9 @@
 //
 // # When Redis does not answer
 //
-// Every call to Redis waits at most WithTimeout. A replica that cannot reach Redis, alone
+// Every call to Redis waits at most WithTimeout, and a call of Admit, Settle, Hold or the
+// memory returns when its caller's context ends: a refill the admission started goes on in
+// the background and serves the admissions after it. A replica that cannot reach Redis, alone
 // (its own network, a stalled process) or with every other, spends what its blocks hold
 // and nothing more: overrun 0 whatever the number of replicas. Its blocks expire in Redis
 // and are charged as spent in full, so the other replicas never spend them too; the cut-off
@@ -148,7 +150,11 @@
 // would fail with CROSSSLOT), a replica per master (a second one keeps acknowledging
 // grants while one is down or cut off), persistence (appendonly yes), and
 // cluster-require-full-coverage no, so that one dead shard stops only its tenants. A
-// CROSSSLOT, NOPERM, WRONGTYPE, unknown-command or authentication error is a configuration
-// error: it is logged once and returned by every later Admit, never served from blocks as
-// an outage would be.
+// CROSSSLOT, NOPERM, unknown-command or authentication error, or a WRONGTYPE at a figure
+// key, is a configuration error: it is logged once and returned by every later Admit, never
+// served from blocks as an outage would be. A key of another type or a value the store did
+// not write at one request's key (its cache entry, request id or memory entry: another
+// application's, or a damaged one) concerns that request alone: the lookup misses, a
+// request id's key is deleted and claimed again, an answer for it is dropped; the first of
+// each kind is logged at warn, naming the kind, never the key or its value.
 package redisstore

@@ -129,6 +129,20 @@ func encodeAnswer(a *translate.StoredAnswer) string {
 	return "K" + string(b)
 }
 
+// decodeCached is the answer of a second-level cache entry; false when v is not a text
+// answer as Settle writes it ("T" and JSON with a text): another application's value, or
+// a damaged one, is a miss.
+func decodeCached(v string) (*translate.StoredAnswer, bool) {
+	if len(v) < 2 || v[0] != 'T' {
+		return nil, false
+	}
+	var s storedJSON
+	if json.Unmarshal([]byte(v[1:]), &s) != nil || s.Text == "" {
+		return nil, false
+	}
+	return &translate.StoredAnswer{Text: s.Text, Source: s.Source, Engine: s.Engine}, true
+}
+
 func decodeAnswer(v string) *translate.StoredAnswer {
 	if len(v) < 2 {
 		return &translate.StoredAnswer{} // sent, not answered yet

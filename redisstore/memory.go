@@ -109,8 +109,14 @@ func (s *Store) MemoryPut(ctx context.Context, e memory.Entry) error {
 	return nil
 }
 
-// memoryFailed records a failed memory call and returns its error.
+// memoryFailed records a failed memory call and returns its error; nil for a key of
+// another type at the entry's key.
 func (s *Store) memoryFailed(ctx context.Context, err error) error {
+	if isWrongType(err) { // that entry only: a miss, overwritten by the next MemoryPut
+		s.foreignKey(keyMemory)
+		s.recovered()
+		return nil
+	}
 	if cerr := s.configError(err); cerr != nil {
 		return cerr
 	}

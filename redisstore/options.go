@@ -46,7 +46,8 @@ func WithReplicas(n int) Option { return func(o *options) { o.replicas = n } }
 // text answers are kept for ttl. Default: off.
 func WithCache(ttl time.Duration) Option { return func(o *options) { o.cacheTTL = ttl } }
 
-// WithTimeout bounds every call to Redis, whatever the caller's context allows. Default
+// WithTimeout bounds every call to Redis, whatever the caller's context allows (a call
+// returns when that context ends first; a block refill started in it goes on). Default
 // 100ms; any positive duration. A refill that takes longer is retried a probe period later
 // (4 timeouts, at least 250ms) while the replica spends what its blocks hold.
 func WithTimeout(d time.Duration) Option { return func(o *options) { o.timeout = d } }

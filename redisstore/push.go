@@ -16,7 +16,7 @@ func (s *Store) pushIfPending(ctx context.Context) error {
 		return nil
 	}
 	now := s.o.now()
-	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+	cmds, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for key, h := range holds {
 			if left := h.until.Sub(now); left > 0 {
 				s.sc.hold.Run(ctx, p, []string{key}, h.value, h.until.UnixMilli(), ms(left))
@@ -27,6 +27,8 @@ func (s *Store) pushIfPending(ctx context.Context) error {
 		}
 		return nil
 	})
+	// An answer at a key of another type is dropped, not pushed again.
+	err = s.answersErr(cmds, err)
 	if isNoScript(err) { // a pipeline does not fall back to EVAL: load the scripts once
 		err = s.loadScripts(ctx)
 		if err == nil {

@@ -40,6 +40,7 @@ type Store struct {
 	offsetKnown atomic.Bool
 	epochV      atomic.Value // string: the epoch this Store last saw
 	cfgErr      atomic.Pointer[error]
+	foreign     [keyKinds]atomic.Bool // a key of another type was found at a request's key of this kind: logged once
 
 	blocks  limits
 	days    dayCache     // the Client's day, worked out once a day
@@ -185,8 +186,10 @@ func checkAdmission(a *translate.Admission) error {
 }
 
 // configError reports whether err is Redis refusing the store's commands (CROSSSLOT, an
-// unknown command, no permission, a wrong type), which retrying cannot cure, rather than an
-// outage. Such an error is kept and returned by every later call.
+// unknown command, no permission, a wrong type at a figure key), which retrying cannot
+// cure, rather than an outage. Such an error is kept and returned by every later call. A
+// wrong type at one request's key (foreignKey) is no configuration error: callers on those
+// keys check isWrongType first.
 func (s *Store) configError(err error) error {
 	var rerr redis.Error
 	if err == nil || !errors.As(err, &rerr) {
@@ -202,6 +205,35 @@ func (s *Store) configError(err error) error {
 		}
 	}
 	return nil
+}
+
+// The single keys one request names (keys.go, memory.go): its cache entry, its request
+// id, its translation-memory entry.
+const (
+	keyCache = iota
+	keyRequest
+	keyMemory
+	keyKinds
+)
+
+var keyKindNames = [keyKinds]string{keyCache: "cache", keyRequest: "request id", keyMemory: "memory"}
+
+// isWrongType reports whether err is Redis finding a key of another type than the command
+// expects (as a script's error too).
+func isWrongType(err error) bool {
+	var rerr redis.Error
+	return errors.As(err, &rerr) && strings.Contains(rerr.Error(), "WRONGTYPE")
+}
+
+// foreignKey records a key of another type or a value the store did not write (another
+// application's, or a damaged one) found at one request's key of kind: that request misses, or its claim is refused, and nothing
+// else changes. The first of each kind is logged at warn, with the kind only: never the
+// key's name or value.
+func (s *Store) foreignKey(kind int) {
+	if s.foreign[kind].CompareAndSwap(false, true) {
+		s.log.Warn("redisstore: a request's key holds what the store did not write there: that request skips it; keys under the store's prefix belong to the store",
+			slog.String("kind", keyKindNames[kind]))
+	}
 }
 
 func (s *Store) stickyErr() error {

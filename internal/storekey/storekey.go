@@ -20,13 +20,20 @@ type Content struct {
 	// Format and Revision are the format's name and the glossary's revision; both are
 	// hashed when Format is not "" (a format other than text, or a glossary), else neither.
 	Format, Revision string
-	Text             string
+	// Placeholders stands for the Client's placeholder settings when they are not the
+	// default ones (hex digits); "" for the default, which leaves the digest as it was.
+	Placeholders string
+	Text         string
 }
 
 // Sum hashes the content with SHA-256.
 func (c *Content) Sum() [sha256.Size]byte {
 	var stack [512]byte // a short text hashes without an allocation
-	buf := append(stack[:0], c.Source...)
+	buf := stack[:0]
+	if c.Placeholders != "" { // first, behind a byte no language key starts with: no digest without it is the same
+		buf = append(append(append(buf, 1), c.Placeholders...), 0)
+	}
+	buf = append(buf, c.Source...)
 	buf = append(append(buf, 0), c.Target...)
 	buf = strconv.AppendInt(append(buf, 0), c.Scene, 10)
 	buf = strconv.AppendInt(append(buf, 0), c.Style, 10)

@@ -22,6 +22,8 @@ func TestSum(t *testing.T) {
 		{Content{Source: "en", Target: "de", Format: "text", Revision: "r7", Text: "hi"}, "en\x00de\x000\x000\x00text\x00r7\x00hi"},
 		{Content{Source: "en", Target: "de", Revision: "ignored without Format", Text: "hi"}, "en\x00de\x000\x000\x00hi"},
 		{Content{Source: "en", Target: "de", Text: long}, "en\x00de\x000\x000\x00" + long},
+		{Content{Source: "en", Target: "de", Placeholders: "0a1b", Text: "hi"}, "\x010a1b\x00en\x00de\x000\x000\x00hi"},
+		{Content{Target: "de", Placeholders: "0a1b", Format: "html", Text: "hi"}, "\x010a1b\x00\x00de\x000\x000\x00html\x00\x00hi"},
 	}
 	for _, tc := range cases {
 		if diff := cmp.Diff(sha256.Sum256([]byte(tc.want)), tc.c.Sum()); diff != "" {
