@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"regexp"
 	"strconv"
-	"strings"
 	"time"
 
 	"golang.org/x/text/language"
@@ -14,6 +13,7 @@ import (
 	"github.com/fanyi-go/translate/fidelity"
 
 	"github.com/fanyi-go/translate/internal/deadline"
+	"github.com/fanyi-go/translate/internal/echo"
 	"github.com/fanyi-go/translate/internal/lazyctx"
 	"github.com/fanyi-go/translate/internal/quota"
 	"github.com/fanyi-go/translate/internal/storekey"
@@ -93,7 +93,7 @@ func storedUsable(r *request, a *StoredAnswer) bool {
 	if a.Text == "" {
 		return false
 	}
-	if strings.TrimSpace(a.Text) != strings.TrimSpace(r.Text) {
+	if !echo.Same(r.Text, a.Text) {
 		return true
 	}
 	out := &EngineResult{}
