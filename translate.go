@@ -128,7 +128,6 @@ type Client struct {
 	batchConc int
 	probing   atomic.Bool   // the probe loop runs
 	wake      chan struct{} // a recovery probe is due (probe.go); made in New
-	repace    chan struct{} // the probe interval may have changed (probe.go); made in New
 	hedge     hedgeTokens
 	runner    *deadline.Runner // runs engine calls, so that requests keep their deadline
 	gate      *gate.Gate       // closed while Reconfigure works: new requests wait (reconfigure.go)
@@ -142,6 +141,7 @@ type Client struct {
 	closeOnce sync.Once
 	stop      chan struct{}
 	wg        sync.WaitGroup
+	repace    chan struct{} // the probe interval may have changed (probe.go); made in New
 }
 
 // New returns a Client over the engines given with WithEngine. It returns an error naming the
@@ -709,7 +709,7 @@ func checkFields(req *Request) error {
 func (c *Client) prepareLangs(req *Request, r *request) error {
 	src, tgt, err := c.langs.LookupPair(req.Source, req.Target)
 	switch {
-	case errors.Is(err, lang.ErrTooManyLanguages):
+	case err != nil && errors.Is(err, lang.ErrTooManyLanguages):
 		return invalid("the Client has seen " + err.Error()) // each is remembered for good
 	case tgt == nil:
 		return invalid("Target is not a valid BCP 47 tag")
