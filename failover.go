@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"golang.org/x/text/language"
@@ -429,6 +430,7 @@ func (w *walk) noEngine() error {
 		return w.fail(&Error{Kind: KindBudgetExceeded, Message: "the budget does not cover any engine"})
 	}
 	ex := w.c.excluded(w.r, &w.tried, w.now)
+	w.notRetried(ex)
 	kind := KindNoEngine
 	for _, why := range ex {
 		if why == reasonText[reasonBudget] {
@@ -436,6 +438,23 @@ func (w *walk) noEngine() error {
 		}
 	}
 	return w.fail(&Error{Kind: kind, Message: "no engine available: " + joinReasons(ex), Excluded: ex})
+}
+
+// notRetried adds to ex the engines the walk left out for having been tried before it: by
+// the request id (its first request reached them) or by the batch (the text came back bad
+// from it). The engines it tried itself are in its attempts; without this, a request whose
+// id had reached every engine it may go to failed with no reason at all.
+func (w *walk) notRetried(ex map[string]string) {
+	for _, e := range w.r.s.engines {
+		if !w.tried.has(e.idx) || slices.ContainsFunc(w.attempts, func(a Attempt) bool { return a.Engine == e.name }) {
+			continue
+		}
+		if e.name == w.r.avoid {
+			ex[e.name] = "its text came back bad from it"
+		} else {
+			ex[e.name] = "the request id already reached it"
+		}
+	}
 }
 
 // fail returns the request's error for err: a *Error of err's Kind listing every attempt.

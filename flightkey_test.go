@@ -2,6 +2,7 @@ package translate_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -151,5 +152,29 @@ func TestCallerStringsStayShort(t *testing.T) {
 	r.RequestID, r.UserID = strings.Repeat("x", 512), strings.Repeat("y", 512)
 	if _, err := c.Translate(context.Background(), r); err != nil {
 		t.Errorf("ids of 512 bytes: %v", err)
+	}
+}
+
+// TestRequestIDReachedEveryEngineSaysSo: a request whose id already reached every engine
+// it may go to, with no answer it may take, fails naming each engine and why; it failed
+// with "no engine available: " and nothing after.
+func TestRequestIDReachedEveryEngineSaysSo(t *testing.T) {
+	c := newClient(t, translate.WithEngine(fake.New("us"), translate.Profile{Region: "us"}),
+		translate.WithEngine(fake.New("eu"), translate.Profile{Region: "eu"}))
+	ctx := context.Background()
+	for _, engine := range []string{"us", "eu"} {
+		r := req("The house is red")
+		r.RequestID, r.Engine = "doc-1", engine
+		if _, err := c.Translate(ctx, r); err != nil && engine == "us" {
+			t.Fatal(err)
+		}
+	}
+	r := req("The house is red")
+	r.RequestID, r.Engine = "doc-1", "eu" // eu has seen it; its first answer is us's
+	_, err := c.Translate(ctx, r)
+	var te *translate.Error
+	if !errors.As(err, &te) || te.Kind != translate.KindNoEngine ||
+		te.Excluded["eu"] != "the request id already reached it" || !strings.Contains(err.Error(), "eu: the request id already reached it") {
+		t.Errorf("err = %v; want no_engine naming eu and why", err)
 	}
 }
