@@ -11,6 +11,7 @@ import (
 	"github.com/fanyi-go/translate/internal/lang"
 	"github.com/fanyi-go/translate/internal/memtier"
 	"github.com/fanyi-go/translate/internal/segment"
+	"github.com/fanyi-go/translate/internal/storekey"
 )
 
 // MemoryPolicy configures the translation memory (see WithMemory). Zero fields mean the
@@ -127,25 +128,12 @@ func memorySubtags(r *request) []string {
 		sub = append(sub, r.Format.String())
 	}
 	if rev := r.revision(); rev != "" {
-		sub = append(sub, privateSubtags('g', rev))
+		sub = append(sub, storekey.PrivateSubtags('g', rev))
 	}
 	if r.s != nil && r.s.content.keyed.subtags != "" {
 		sub = append(sub, r.s.content.keyed.subtags)
 	}
 	return sub
-}
-
-// privateSubtags writes digits as private-use subtags joined by "-", each of tag and up to
-// 7 digits: privateSubtags('g', "0123456789") is "g0123456-g789".
-func privateSubtags(tag byte, digits string) string {
-	b := make([]byte, 0, len(digits)+2*(len(digits)/7+1))
-	for i := 0; i < len(digits); i += 7 {
-		if i > 0 {
-			b = append(b, '-')
-		}
-		b = append(append(b, tag), digits[i:min(i+7, len(digits))]...)
-	}
-	return string(b)
 }
 
 var sceneTags = [...]string{SceneTech: "tech", SceneLegal: "legal", SceneEcommerce: "ecom", SceneChat: "chat"}

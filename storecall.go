@@ -3,9 +3,7 @@ package translate
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"regexp"
-	"strconv"
 	"time"
 
 	"golang.org/x/text/language"
@@ -293,11 +291,11 @@ func newPlaceholderKey(syntax fidelity.Syntax, pattern *regexp.Regexp) placehold
 	if syntax == fidelity.DefaultSyntaxes && pattern == nil {
 		return placeholderKey{}
 	}
-	b := strconv.AppendUint(nil, uint64(syntax), 10)
+	src := ""
 	if pattern != nil {
-		b = append(append(b, 0), pattern.String()...)
+		src = pattern.String()
 	}
-	sum := sha256.Sum256(b)
-	h := hex.EncodeToString(sum[:14])
-	return placeholderKey{hex: h, subtags: privateSubtags('p', h)}
+	var k placeholderKey
+	k.hex, k.subtags = storekey.Placeholders(uint64(syntax), src, pattern != nil)
+	return k
 }

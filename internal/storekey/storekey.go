@@ -72,3 +72,30 @@ func (d *Digest) Hex() string { return d.hex }
 // RequestID binds the caller's request id to the content's digest in hex: the id, "#" and
 // its first 32 hex digits. An id reused with other content is another id on every replica.
 func RequestID(id, hex string) string { return id + "#" + hex[:32] }
+
+// Placeholders is what a Client's placeholder settings add to its keys: 28 hex digits of a
+// SHA-256 of the syntax bits and the pattern's source (the Store's keys and request ids),
+// and the same digits as private-use subtags "p" and 7 digits each (the memory's target).
+// The caller passes none for its default settings, which add nothing.
+func Placeholders(syntax uint64, pattern string, hasPattern bool) (digits, subtags string) {
+	b := strconv.AppendUint(nil, syntax, 10)
+	if hasPattern {
+		b = append(append(b, 0), pattern...)
+	}
+	sum := sha256.Sum256(b)
+	digits = hex.EncodeToString(sum[:14])
+	return digits, PrivateSubtags('p', digits)
+}
+
+// PrivateSubtags writes digits as private-use subtags joined by "-", each of tag and up to
+// 7 digits: PrivateSubtags('g', "0123456789") is "g0123456-g789".
+func PrivateSubtags(tag byte, digits string) string {
+	b := make([]byte, 0, len(digits)+2*(len(digits)/7+1))
+	for i := 0; i < len(digits); i += 7 {
+		if i > 0 {
+			b = append(b, '-')
+		}
+		b = append(append(b, tag), digits[i:min(i+7, len(digits))]...)
+	}
+	return string(b)
+}

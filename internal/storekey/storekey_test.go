@@ -58,3 +58,40 @@ func TestDigest(t *testing.T) {
 		t.Errorf("RequestID = %q, want %q", got, want)
 	}
 }
+
+func TestPrivateSubtags(t *testing.T) {
+	for digits, want := range map[string]string{
+		"0123456789":     "g0123456-g789",
+		"0123456":        "g0123456",
+		"01234567890123": "g0123456-g7890123",
+		"":               "",
+	} {
+		if got := PrivateSubtags('g', digits); got != want {
+			t.Errorf("PrivateSubtags(g, %q) = %q, want %q", digits, got, want)
+		}
+	}
+}
+
+// TestPlaceholders: the settings' digits are 28 hex digits, the same for the same settings
+// in every process, and differ with the syntax, the pattern, and a pattern's presence.
+func TestPlaceholders(t *testing.T) {
+	d, sub := Placeholders(7, "", false)
+	if len(d) != 28 || sub != PrivateSubtags('p', d) {
+		t.Fatalf("Placeholders(7) = %q, %q", d, sub)
+	}
+	if d2, _ := Placeholders(7, "", false); d2 != d {
+		t.Errorf("the same settings gave %q and %q", d, d2)
+	}
+	seen := map[string]string{d: "7"}
+	for name, p := range map[string][3]any{
+		"syntax 15":     {uint64(15), "", false},
+		"pattern x":     {uint64(7), "x", true},
+		"empty pattern": {uint64(7), "", true},
+	} {
+		got, _ := Placeholders(p[0].(uint64), p[1].(string), p[2].(bool))
+		if other, ok := seen[got]; ok {
+			t.Errorf("%s gives the digits of %s", name, other)
+		}
+		seen[got] = name
+	}
+}
