@@ -26,6 +26,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"golang.org/x/text/language"
 )
@@ -351,7 +352,11 @@ func (s *Set) Has(id int) bool {
 
 func quote(s string) string {
 	if len(s) > 40 {
-		s = s[:40] + "…"
+		cut := 40
+		for cut > 0 && !utf8.RuneStart(s[cut]) { // never half a character
+			cut--
+		}
+		s = s[:cut] + "…"
 	}
 	return `"` + s + `"`
 }

@@ -2,7 +2,9 @@ package lang
 
 import (
 	"errors"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestKeys(t *testing.T) {
@@ -134,5 +136,18 @@ func TestCacheBoundsItsKeys(t *testing.T) {
 	}
 	if in, err := c.Lookup("fr-CA"); err != nil || in.ID == 0 {
 		t.Errorf("Lookup(fr-CA), a key it holds: %+v, %v", in, err)
+	}
+}
+
+// TestQuoteCutsWholeCharacters: a long tag is quoted cut to 40 bytes, never inside a
+// character, so an error naming it stays valid UTF-8.
+func TestQuoteCutsWholeCharacters(t *testing.T) {
+	got := quote(strings.Repeat("é", 30)) // 60 bytes: byte 40 starts an é, byte 39 is inside one
+	if !utf8.ValidString(got) || got != `"`+strings.Repeat("é", 20)+`…"` {
+		t.Errorf("quote = %q", got)
+	}
+	got = quote("x" + strings.Repeat("é", 30)) // byte 40 is inside an é
+	if !utf8.ValidString(got) || got != `"x`+strings.Repeat("é", 19)+`…"` {
+		t.Errorf("quote = %q", got)
 	}
 }
